@@ -1,0 +1,1 @@
+# campaign module: sources and tests.

@@ -1,0 +1,3 @@
+# cmd: one file per subcommand plus the dispatch table.
+pqprof_SOURCES += src/cmd/command_table.c src/cmd/command_table.h \
+	src/cmd/cmd_build.c src/cmd/cmd_info.c src/cmd/cmd_bench.c

@@ -1,0 +1,138 @@
+/* atomic_file: temp + fsync + rename writes; whole-file reads; mkdir -p. */
+#include "config.h"
+#include "core/atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int atomic_file_open(atomic_file *af, const char *path, pq_error *err)
+{
+	memset(af, 0, sizeof *af);
+	if (strlen(path) >= sizeof af->path)
+		return pq_fail(err, PQ_EINPUT, "%s: path too long", path);
+	snprintf(af->path, sizeof af->path, "%s", path);
+	snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+	af->fp = fopen(af->tmp, "wb");
+	if (!af->fp)
+		return pq_fail_errno(err, PQ_EIO, "%s: cannot create", af->tmp);
+	return 0;
+}
+
+int atomic_file_commit(atomic_file *af, pq_error *err)
+{
+	if (!af->fp)
+		return pq_fail(err, PQ_EIO, "%s: not open", af->path);
+	int bad = fflush(af->fp) != 0 || ferror(af->fp);
+	if (!bad)
+		bad = fsync(fileno(af->fp)) != 0 && errno != EINVAL;
+	if (fclose(af->fp) != 0)
+		bad = 1;
+	af->fp = NULL;
+	if (bad) {
+		int r = pq_fail_errno(err, PQ_EIO, "%s: write failed", af->tmp);
+		unlink(af->tmp);
+		return r;
+	}
+	if (rename(af->tmp, af->path) != 0) {
+		int r = pq_fail_errno(err, PQ_EIO, "%s: cannot rename into place", af->path);
+		unlink(af->tmp);
+		return r;
+	}
+	return 0;
+}
+
+void atomic_file_abort(atomic_file *af)
+{
+	if (af->fp) {
+		fclose(af->fp);
+		af->fp = NULL;
+	}
+	if (af->tmp[0])
+		unlink(af->tmp);
+}
+
+int atomic_write(const char *path, const void *buf, size_t len, pq_error *err)
+{
+	atomic_file af;
+	int r = atomic_file_open(&af, path, err);
+	if (r < 0)
+		return r;
+	if (len && fwrite(buf, 1, len, af.fp) != len) {
+		atomic_file_abort(&af);
+		return pq_fail_errno(err, PQ_EIO, "%s: write failed", path);
+	}
+	return atomic_file_commit(&af, err);
+}
+
+int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		fclose(fp);
+		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
+	}
+	for (;;) {
+		if (n == cap) {
+			if (max && cap >= max) {
+				free(buf);
+				fclose(fp);
+				return pq_fail(err, PQ_EINPUT, "%s: larger than %zu bytes", path, max);
+			}
+			size_t ncap = cap * 2;
+			char *nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				free(buf);
+				fclose(fp);
+				return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		size_t got = fread(buf + n, 1, cap - n, fp);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	int bad = ferror(fp);
+	fclose(fp);
+	if (bad) {
+		free(buf);
+		return pq_fail_errno(err, PQ_EIO, "%s: read failed", path);
+	}
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int make_dirs(const char *path, pq_error *err)
+{
+	char buf[4096];
+	if (strlen(path) >= sizeof buf)
+		return pq_fail(err, PQ_EINPUT, "%s: path too long", path);
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+				return pq_fail_errno(err, PQ_EIO, "%s: cannot create directory", buf);
+			*p = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	return 0;
+}

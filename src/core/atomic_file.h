@@ -1,0 +1,34 @@
+/*
+ * atomic_file: write outputs so that a crash never leaves a half-written
+ * file that looks whole.  Data goes to "<path>.tmp.<pid>", is fsync'd and
+ * renamed over <path>.  Also small helpers to read whole files and make
+ * directories, which every stage needs.
+ */
+#ifndef PQ_ATOMIC_FILE_H
+#define PQ_ATOMIC_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "core/pq_error.h"
+
+typedef struct atomic_file {
+	FILE *fp;
+	char path[4096];
+	char tmp[4200];
+} atomic_file;
+
+int atomic_file_open(atomic_file *af, const char *path, pq_error *err);
+/* Flush, fsync and rename; closes the file either way. */
+int atomic_file_commit(atomic_file *af, pq_error *err);
+void atomic_file_abort(atomic_file *af);
+
+/* Write a whole buffer atomically. */
+int atomic_write(const char *path, const void *buf, size_t len, pq_error *err);
+
+/* Read a whole file (NUL-terminated for convenience); caller frees. */
+int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_error *err);
+
+/* mkdir -p. */
+int make_dirs(const char *path, pq_error *err);
+
+#endif

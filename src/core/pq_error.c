@@ -1,0 +1,70 @@
+/* pq_error: error values with messages; see pq_error.h. */
+#include "config.h"
+#include "core/pq_error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int vfail(pq_error *err, int code, int with_errno, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	if (code < 0)
+		code = -code;
+	if (err) {
+		err->code = code;
+		int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		if (with_errno && n >= 0 && (size_t)n < sizeof err->msg)
+			snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", strerror(saved));
+	}
+	errno = saved;
+	return -code;
+}
+
+int pq_fail(pq_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfail(err, code, 0, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int pq_fail_errno(pq_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfail(err, code, 1, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void pq_error_prefix(pq_error *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	char head[512], old[sizeof err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof head, fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof old);
+	snprintf(err->msg, sizeof err->msg, "%s%s", head, old);
+}
+
+void pq_error_clear(pq_error *err)
+{
+	if (err) {
+		err->code = 0;
+		err->msg[0] = '\0';
+	}
+}
+
+int pq_exit_code(int code)
+{
+	if (code < 0)
+		code = -code;
+	/* Exit statuses are the codes themselves; 0 stays success. */
+	return code > 0 && code < 64 ? code : PQ_EINTERNAL;
+}

@@ -1,0 +1,1 @@
+# instance module: sources and tests.

@@ -1,0 +1,1 @@
+# kat module: sources and tests.

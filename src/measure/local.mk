@@ -1,0 +1,1 @@
+# measure module: sources and tests.

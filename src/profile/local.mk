@@ -1,0 +1,1 @@
+# profile module: sources and tests.

@@ -1,0 +1,1 @@
+# runner module: sources and tests.

@@ -1,0 +1,1 @@
+# trace module: sources and tests.

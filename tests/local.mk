@@ -1,0 +1,1 @@
+# tests: Check suites, end-to-end scripts, fixtures.
