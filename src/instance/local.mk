@@ -1,1 +1,20 @@
-# instance module: sources and tests.
+# instance: tree classification, shim generation, building, loading.
+libpqprof_a_SOURCES += \
+	src/instance/pqprof_abi.h \
+	src/instance/tree_scan.c src/instance/tree_scan.h \
+	src/instance/shim.c src/instance/shim.h \
+	src/instance/builder.c src/instance/builder.h \
+	src/instance/loader.c src/instance/loader.h
+nodist_libpqprof_a_SOURCES = src/instance/abi_text.c
+BUILT_SOURCES += src/instance/abi_text.c
+CLEANFILES += src/instance/abi_text.c
+
+# The shim compiles against the ABI header as text embedded in pqprof.
+src/instance/abi_text.c: $(top_srcdir)/src/instance/pqprof_abi.h
+	$(AM_V_GEN)mkdir -p src/instance && { \
+	  echo '/* Generated from pqprof_abi.h: the header text the shim compiles against. */'; \
+	  echo '#include "config.h"'; \
+	  echo '#include "instance/shim.h"'; \
+	  echo 'const char pq_abi_header_text[] ='; \
+	  $(SED) -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $(top_srcdir)/src/instance/pqprof_abi.h; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@

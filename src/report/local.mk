@@ -1,1 +1,3 @@
-# report module: sources and tests.
+# report: number formatting, records, Markdown / HTML / CSV reports.
+libpqprof_a_SOURCES += \
+	src/report/units.c src/report/units.h

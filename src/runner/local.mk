@@ -1,1 +1,12 @@
-# runner module: sources and tests.
+# runner: the child executable and its parent-side supervisor.
+libpqprof_a_SOURCES += \
+	src/runner/child.c src/runner/child.h \
+	src/runner/op_ctx.c src/runner/op_ctx.h \
+	src/runner/runner.h src/runner/jobs.h \
+	src/runner/bench.c src/runner/bench.h
+
+pqprof_runner_SOURCES = src/runner/runner_main.c src/runner/job_bench.c
+pqprof_runner_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
+# -rdynamic: loaded instances bind to the runner's malloc hooks.
+pqprof_runner_LDFLAGS = $(AM_LDFLAGS) -rdynamic
+pqprof_runner_LDADD = libpqprof.a $(DEP_LIBS)

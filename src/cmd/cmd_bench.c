@@ -1,0 +1,171 @@
+/* pqprof bench: time an instance's operations, print the table, write records. */
+#include "config.h"
+#include "cmd/commands.h"
+#include "cmd/cmd_common.h"
+#include "core/atomic_file.h"
+#include "core/options.h"
+#include "measure/env.h"
+#include "report/units.h"
+#include "runner/bench.h"
+#include "runner/child.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"pqprof bench LIB [--op keygen|sign|verify|enc|dec|all] [--trials N] [--target SECONDS]\n"
+	"                 [--iters N] [--events cycles,instructions,...] [--backend NAME] [--cpu N]\n"
+	"                 [--timeout S] [--records DIR] [--json]";
+
+static void print_header(const char *unit)
+{
+	printf("%-28s %-8s %14s %10s %10s %12s %18s %12s %12s %7s\n", "instance", "op", unit,
+	       "mean time", "ops/s", "median trial", "n (trials x iters)", "min", "p90", "cv");
+}
+
+static void print_row(json_t *rec)
+{
+	json_t *s = json_object_get(rec, "summary");
+	const char *name = json_string_value(json_object_get(json_object_get(rec, "instance"), "name"));
+	const char *op = json_string_value(json_object_get(rec, "op"));
+	char mean[32], t[32], ops[32], med[32], n[48], mn[32], p90[32], cv[16];
+	double spu = json_number_value(json_object_get(json_object_get(rec, "backend"), "seconds_per_unit"));
+	(void)spu;
+	fmt_count(mean, sizeof mean, json_number_value(json_object_get(s, "mean_units")));
+	fmt_seconds(t, sizeof t, json_number_value(json_object_get(s, "mean_ns")) * 1e-9);
+	fmt_sig3(ops, sizeof ops, json_number_value(json_object_get(s, "ops_per_s")));
+	fmt_seconds(med, sizeof med, json_number_value(json_object_get(s, "median_trial_ns")) * 1e-9);
+	snprintf(n, sizeof n, "%lld (%lld x %lld)", (long long)json_integer_value(json_object_get(s, "n")),
+	         (long long)json_integer_value(json_object_get(s, "trials")),
+	         (long long)json_integer_value(json_object_get(s, "iters")));
+	fmt_count(mn, sizeof mn, json_number_value(json_object_get(s, "min_units")));
+	fmt_count(p90, sizeof p90, json_number_value(json_object_get(s, "p90_units")));
+	snprintf(cv, sizeof cv, "%.2f%%", 100.0 * json_number_value(json_object_get(s, "cv_trials")));
+	printf("%-28s %-8s %14s %10s %10s %12s %18s %12s %12s %7s\n", name ? name : "?", op, mean, t, ops, med, n,
+	       mn, p90, cv);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	const char *opname = "all", *events = "cycles", *backend = NULL, *records = "records";
+	long trials = 5, iters = 0, cpu = -1, mlen = 64;
+	double target = 1.0, timeout = 900;
+	int json = 0, help = 0;
+	const struct option_spec specs[] = {
+		{ OPT_STRING, 0, "op", &opname, "OP", "operation, or all (default)" },
+		{ OPT_INT, 0, "trials", &trials, "N", "trials, each in a fresh child (default 5)" },
+		{ OPT_DOUBLE, 0, "target", &target, "SECONDS", "target time of one trial (default 1.0)" },
+		{ OPT_INT, 0, "iters", &iters, "N", "fixed iterations per trial (skips calibration)" },
+		{ OPT_STRING, 0, "events", &events, "LIST", "perf events named through libpfm4 (default cycles)" },
+		{ OPT_STRING, 0, "backend", &backend, "NAME", "force perf-rdpmc, perf-read, tsc or clock" },
+		{ OPT_INT, 0, "cpu", &cpu, "N", "pin the runner to CPU N" },
+		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 900)" },
+		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "message length for sign/verify (default 64)" },
+		{ OPT_STRING, 0, "records", &records, "DIR", "write one JSON record per op here (default ./records)" },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print the records as JSON instead of the table" },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+	};
+	const char *pos[1];
+	pq_error err = { 0 };
+	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
+	if (help) {
+		options_usage(stdout, usage, specs);
+		return 0;
+	}
+	if (np < 0)
+		return cmd_fail("bench", &err);
+	if (np != 1 || trials < 1 || trials > 1000 || target <= 0 || mlen < 0) {
+		options_usage(stderr, usage, specs);
+		return PQ_EUSAGE;
+	}
+	child_install_signal_forwarding();
+	json_t *desc = NULL;
+	if (instance_describe(pos[0], &desc, &err) < 0)
+		return cmd_fail("bench", &err);
+	enum pq_op ops[PQ_OP_COUNT];
+	int nops = 0;
+	int kind = strcmp(json_string_value(json_object_get(desc, "kind")), "kem") == 0 ? 2 : 1;
+	if (strcmp(opname, "all") == 0) {
+		nops = pq_ops_for_kind(kind, ops);
+	} else {
+		int o = pq_op_parse(opname);
+		if (o < 0) {
+			json_decref(desc);
+			pq_fail(&err, PQ_EUSAGE, "--op: unknown operation '%s'", opname);
+			return cmd_fail("bench", &err);
+		}
+		ops[nops++] = (enum pq_op)o;
+	}
+	env_info env;
+	json_t *envj = NULL;
+	if (env_capture(&env, (int)cpu, json_string_value(json_object_get(desc, "compiler")), &err) == 0) {
+		char warns[ENV_MAX_WARNINGS][ENV_WARNING_LEN];
+		int nw = env_warnings(&env, warns, ENV_MAX_WARNINGS);
+		for (int i = 0; i < nw; i++)
+			fprintf(stderr, "warning: %s\n", warns[i]);
+		envj = env_to_json(&env);
+	}
+	char *command = cmd_join_argv("pqprof", argc, argv);
+	int status = 0, header = 0;
+	if (records && *records && make_dirs(records, &err) < 0) {
+		json_decref(desc);
+		json_decref(envj);
+		free(command);
+		return cmd_fail("bench", &err);
+	}
+	for (int i = 0; i < nops; i++) {
+		struct bench_config cfg = {
+			.lib = pos[0], .op = ops[i], .trials = (int)trials, .target_s = target,
+			.fixed_iters = iters, .events = events, .backend = backend, .cpu = (int)cpu,
+			.timeout_s = timeout, .mlen = mlen, .command = command, .instance = desc,
+			.environment = envj,
+		};
+		json_t *rec = NULL;
+		pq_error berr = { 0 };
+		int r = bench_run(&cfg, &rec, &berr);
+		if (rec && envj) {
+			env_mark_end(&env);
+			json_object_set_new(json_object_get(rec, "environment"), "end_utc", json_string(env.end_utc));
+		}
+		if (rec && records && *records) {
+			char path[4096];
+			cmd_record_path(path, sizeof path, records, json_string_value(json_object_get(desc, "name")),
+			                pq_op_name(ops[i]), ".json");
+			pq_error werr = { 0 };
+			if (cmd_write_json(path, rec, &werr) < 0)
+				fprintf(stderr, "pqprof bench: %s\n", werr.msg);
+		}
+		if (r < 0) {
+			fprintf(stderr, "pqprof bench: %s: %s\n", pos[0], berr.msg);
+			status = pq_exit_code(berr.code);
+		} else if (json) {
+			char *s = json_dumps(rec, JSON_INDENT(2));
+			printf("%s\n", s);
+			free(s);
+		} else {
+			if (!header) {
+				json_t *b = json_object_get(rec, "backend");
+				printf("counter: %s\n", json_string_value(json_object_get(b, "description")));
+				json_t *ov = json_object_get(b, "read_overhead");
+				if (ov)
+					printf("read overhead: %.1f %s, %.1f ns per read\n",
+					       json_number_value(json_object_get(ov, "units")),
+					       json_string_value(json_object_get(b, "unit")),
+					       json_number_value(json_object_get(ov, "ns")));
+				char unit[64];
+				snprintf(unit, sizeof unit, "mean %s", json_string_value(json_object_get(b, "unit")));
+				print_header(unit);
+				header = 1;
+			}
+			print_row(rec);
+			fflush(stdout);
+		}
+		json_decref(rec);
+	}
+	json_decref(desc);
+	json_decref(envj);
+	free(command);
+	return status;
+}

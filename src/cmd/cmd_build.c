@@ -1,0 +1,71 @@
+/* pqprof build: submission tree -> instance library. */
+#include "config.h"
+#include "cmd/commands.h"
+#include "core/options.h"
+#include "instance/builder.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"pqprof build SRC_DIR -o OUT.so [--api ngcc|nist|auto] [--profile NAME] [--cc CC]\n"
+	"                    [--cflags \"...\"] [--ldflags \"...\"] [-D NAME=VALUE]... [-q]";
+
+int cmd_build(int argc, char **argv)
+{
+	const char *out = NULL, *api = "auto", *profile = "harness-default", *cc = NULL;
+	const char *cflags = NULL, *ldflags = NULL;
+	struct opt_list defines = { 0 };
+	long jobs = 0;
+	int quiet = 0, help = 0;
+	const struct option_spec specs[] = {
+		{ OPT_STRING, 'o', "output", &out, "OUT.so", "instance library to write" },
+		{ OPT_STRING, 0, "api", &api, "API", "ngcc, nist or auto (default: auto; NGCC wins when both)" },
+		{ OPT_STRING, 0, "profile", &profile, "NAME", "reference, performance, resource, harness-default" },
+		{ OPT_STRING, 0, "cc", &cc, "CC", "compiler (default: $PQPROF_CC or " PQPROF_DEFAULT_SCHEME_CC ")" },
+		{ OPT_STRING, 0, "cflags", &cflags, "FLAGS", "extra compiler flags" },
+		{ OPT_STRING, 0, "ldflags", &ldflags, "FLAGS", "extra link flags and libraries" },
+		{ OPT_LIST, 'D', "define", &defines, "NAME=VALUE", "preprocessor definition (repeatable)" },
+		{ OPT_INT, 'j', "jobs", &jobs, "N", "parallel compiler processes" },
+		{ OPT_FLAG, 'q', "quiet", &quiet, NULL, "print only errors and the output path" },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+	};
+	const char *pos[1];
+	pq_error err = { 0 };
+	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
+	if (help) {
+		options_usage(stdout, usage, specs);
+		return 0;
+	}
+	if (np < 0) {
+		opt_list_free(&defines);
+		return cmd_fail("build", &err);
+	}
+	if (np != 1 || !out) {
+		options_usage(stderr, usage, specs);
+		opt_list_free(&defines);
+		return PQ_EUSAGE;
+	}
+	struct build_options bo = {
+		.src_dir = pos[0], .out_path = out, .profile = profile, .cc = cc,
+		.extra_cflags = cflags, .ldflags = ldflags, .defines = defines.items,
+		.ndefines = defines.n, .jobs = (int)jobs,
+	};
+	if (tree_api_parse(api, &bo.api) < 0) {
+		opt_list_free(&defines);
+		pq_fail(&err, PQ_EUSAGE, "--api must be ngcc, nist or auto, not '%s'", api);
+		return cmd_fail("build", &err);
+	}
+	struct build_result res;
+	int r = instance_build(&bo, &res, &err);
+	opt_list_free(&defines);
+	if (r < 0)
+		return cmd_fail("build", &err);
+	if (!quiet) {
+		printf("%s", res.notes);
+		printf("compiler: %s\ncflags: %s\n", res.compiler, res.cflags);
+	}
+	printf("built %s\n", out);
+	build_result_free(&res);
+	return 0;
+}

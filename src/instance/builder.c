@@ -1,0 +1,483 @@
+/* builder: compile a submission tree plus shim into an instance library. */
+#include "config.h"
+#include "instance/builder.h"
+#include "instance/shim.h"
+#include "core/atomic_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/*
+ * The official self-assessment guide's profiles, plus the harness default.
+ * -g is added to every profile whatever its optimisation level.
+ */
+static const struct flag_profile profiles[] = {
+	{ "harness-default", "-O2", "pqprof default" },
+	{ "reference", "-std=c99 -O2", "self-assessment guide: reference build" },
+	{ "performance", "-O3 -march=native -flto", "self-assessment guide: performance build" },
+	{ "resource", "-Os", "self-assessment guide: resource build" },
+	{ NULL, NULL, NULL },
+};
+
+/* Newer compilers reject pre-C99 habits that many submissions still have. */
+static const char *const downgrades[] = {
+	"-Wno-error=implicit-function-declaration",
+	"-Wno-error=incompatible-pointer-types",
+	"-Wno-error=int-conversion",
+	"-Wno-error=implicit-int",
+	NULL,
+};
+
+const struct flag_profile *flag_profiles(void)
+{
+	return profiles;
+}
+
+const struct flag_profile *flag_profile_find(const char *name)
+{
+	for (const struct flag_profile *p = profiles; p->name; p++)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	return NULL;
+}
+
+int split_words(const char *s, char ***words, int *n)
+{
+	*words = NULL;
+	*n = 0;
+	int cap = 0;
+	while (s && *s) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		char buf[4096];
+		size_t k = 0;
+		char q = 0;
+		while (*s && (q || (*s != ' ' && *s != '\t' && *s != '\n'))) {
+			if (!q && (*s == '"' || *s == '\''))
+				q = *s;
+			else if (q && *s == q)
+				q = 0;
+			else if (k + 1 < sizeof buf)
+				buf[k++] = *s;
+			s++;
+		}
+		buf[k] = '\0';
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nw = realloc(*words, (size_t)cap * sizeof *nw);
+			if (!nw)
+				return -1;
+			*words = nw;
+		}
+		(*words)[(*n)++] = strdup(buf);
+	}
+	return 0;
+}
+
+void free_words(char **words, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(words[i]);
+	free(words);
+}
+
+/* A growable argv. */
+struct argv_buf {
+	char **v;
+	int n, cap;
+};
+
+static void av_push(struct argv_buf *a, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 32;
+		a->v = realloc(a->v, (size_t)a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = strdup(s);
+	a->v[a->n] = NULL;
+}
+
+static void av_pushf(struct argv_buf *a, const char *fmt, ...)
+{
+	char buf[PATH_MAX + 64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	av_push(a, buf);
+}
+
+static void av_free(struct argv_buf *a)
+{
+	for (int i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
+
+static pid_t spawn_logged(char **argv, const char *log)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+	}
+	int nul = open("/dev/null", O_RDONLY);
+	if (nul >= 0)
+		dup2(nul, 0);
+	execvp(argv[0], argv);
+	fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* First few lines of a compiler log that mention "error", else its head. */
+static void log_excerpt(const char *log, char *out, size_t len)
+{
+	char *text = NULL;
+	out[0] = '\0';
+	if (read_whole_file(log, &text, NULL, 1u << 20, NULL) < 0)
+		return;
+	const char *start = strstr(text, "error");
+	if (start) {
+		while (start > text && start[-1] != '\n')
+			start--;
+	} else {
+		start = text;
+	}
+	size_t k = 0;
+	int lines = 0;
+	for (const char *p = start; *p && k + 1 < len && lines < 3; p++) {
+		if (*p == '\n') {
+			lines++;
+			if (lines < 3 && k + 3 < len) {
+				out[k++] = ' ';
+				out[k++] = '|';
+				out[k++] = ' ';
+			}
+			continue;
+		}
+		out[k++] = *p;
+	}
+	out[k] = '\0';
+	free(text);
+}
+
+static void compiler_version(const char *cc, char *out, size_t len, const char *tmpdir)
+{
+	char log[PATH_MAX];
+	snprintf(log, sizeof log, "%s/cc-version.log", tmpdir);
+	char *argv[] = { (char *)cc, "--version", NULL };
+	pid_t pid = spawn_logged(argv, log);
+	int st = 0;
+	snprintf(out, len, "%s (version unknown)", cc);
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return;
+	char *text = NULL;
+	if (read_whole_file(log, &text, NULL, 1u << 16, NULL) < 0)
+		return;
+	char *nl = strchr(text, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(out, len, "%s", text);
+	free(text);
+}
+
+struct job {
+	pid_t pid;
+	int unit;
+};
+
+/* Run the compile commands, `jobs` at a time; stop at the first failure. */
+static int run_units(struct argv_buf *cmds, char **logs, const char **names, int n, int jobs,
+                     const char *what, pq_error *err)
+{
+	struct job *running = calloc((size_t)jobs, sizeof *running);
+	int next = 0, active = 0, failed = -1;
+	while ((next < n && failed < 0) || active > 0) {
+		while (active < jobs && next < n && failed < 0) {
+			pid_t pid = spawn_logged(cmds[next].v, logs[next]);
+			if (pid < 0) {
+				failed = next;
+				break;
+			}
+			for (int j = 0; j < jobs; j++)
+				if (running[j].pid == 0) {
+					running[j].pid = pid;
+					running[j].unit = next;
+					break;
+				}
+			active++;
+			next++;
+		}
+		if (active == 0)
+			break;
+		int st = 0;
+		pid_t pid = wait(&st);
+		if (pid < 0)
+			break;
+		for (int j = 0; j < jobs; j++)
+			if (running[j].pid == pid) {
+				running[j].pid = 0;
+				active--;
+				if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && failed < 0)
+					failed = running[j].unit;
+			}
+	}
+	free(running);
+	if (failed >= 0) {
+		char ex[1024];
+		log_excerpt(logs[failed], ex, sizeof ex);
+		return pq_fail(err, PQ_EBUILD, "%s: %s failed: %s", names[failed], what, ex[0] ? ex : "(no output)");
+	}
+	return 0;
+}
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char p[PATH_MAX];
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void notes_add(struct build_result *res, const char *fmt, ...)
+{
+	size_t used = strlen(res->notes);
+	if (used + 2 >= sizeof res->notes)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(res->notes + used, sizeof res->notes - used, fmt, ap);
+	va_end(ap);
+	used = strlen(res->notes);
+	if (used + 1 < sizeof res->notes) {
+		res->notes[used] = '\n';
+		res->notes[used + 1] = '\0';
+	}
+}
+
+static void append_flag(char *buf, size_t len, const char *flag)
+{
+	size_t used = strlen(buf);
+	snprintf(buf + used, len - used, "%s%s", used ? " " : "", flag);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+/* Common compiler flags: profile, user flags, -D, -g -fPIC, includes. */
+static void push_common(struct argv_buf *a, const struct build_options *opt,
+                        char **pw, int pn, char **uw, int un, const struct tree_scan *ts)
+{
+	for (int i = 0; i < pn; i++)
+		av_push(a, pw[i]);
+	for (int i = 0; i < un; i++)
+		av_push(a, uw[i]);
+	for (int i = 0; i < opt->ndefines; i++)
+		av_pushf(a, "-D%s", opt->defines[i]);
+	av_push(a, "-g");
+	av_push(a, "-fPIC");
+	for (int i = 0; downgrades[i]; i++)
+		av_push(a, downgrades[i]);
+	av_pushf(a, "-I%s", ts->root);
+	for (int i = 0; i < ts->nincdirs; i++)
+		if (strcmp(ts->incdirs[i], ".") != 0)
+			av_pushf(a, "-I%s/%s", ts->root, ts->incdirs[i]);
+}
+
+int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err)
+{
+	memset(res, 0, sizeof *res);
+	const char *pname = opt->profile ? opt->profile : "harness-default";
+	const struct flag_profile *prof = flag_profile_find(pname);
+	if (!prof)
+		return pq_fail(err, PQ_EUSAGE, "unknown flag profile '%s' (reference, performance, resource, harness-default)", pname);
+	const char *cc = opt->cc ? opt->cc : getenv("PQPROF_CC") ? getenv("PQPROF_CC") : PQPROF_DEFAULT_SCHEME_CC;
+	int r = tree_scan_dir(opt->src_dir, opt->api, &res->ts, err);
+	if (r < 0)
+		return r;
+	struct tree_scan *ts = &res->ts;
+
+	char tmpdir[] = "/tmp/pqprof-build.XXXXXX";
+	if (!mkdtemp(tmpdir))
+		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary build directory");
+	compiler_version(cc, res->compiler, sizeof res->compiler, tmpdir);
+
+	char **pw = NULL, **uw = NULL;
+	int pn = 0, un = 0;
+	split_words(prof->cflags, &pw, &pn);
+	split_words(opt->extra_cflags, &uw, &un);
+
+	/* The flags string recorded in the descriptor: exactly what was passed. */
+	for (int i = 0; i < pn; i++)
+		append_flag(res->cflags, sizeof res->cflags, pw[i]);
+	for (int i = 0; i < un; i++)
+		append_flag(res->cflags, sizeof res->cflags, uw[i]);
+	for (int i = 0; i < opt->ndefines; i++) {
+		char d[1100];
+		snprintf(d, sizeof d, "-D%s", opt->defines[i]);
+		append_flag(res->cflags, sizeof res->cflags, d);
+	}
+	append_flag(res->cflags, sizeof res->cflags, "-g -fPIC");
+	res->downgraded = 1;
+
+	notes_add(res, "api: %s %s (header %s)", tree_api_name(ts->api),
+	          ts->kind == TREE_KIND_SIG ? "signature" : "KEM", ts->header);
+	if (ts->nist_in_ngcc)
+		notes_add(res, "api: tree also ships api.h; the NGCC API wins");
+	notes_add(res, "flags: %s <- profile %s (%s)", prof->cflags, prof->name, prof->origin);
+	if (un)
+		notes_add(res, "flags: %s <- --cflags", opt->extra_cflags);
+	for (int i = 0; i < opt->ndefines; i++)
+		notes_add(res, "flags: -D%s <- -D option", opt->defines[i]);
+	notes_add(res, "flags: -g -fPIC <- pqprof (symbols and debug info are always kept)");
+	notes_add(res, "flags: implicit declarations, incompatible pointer types, int conversions and implicit int downgraded to warnings <- pqprof");
+	for (int i = 0; i < ts->nfiles; i++) {
+		const struct tree_file *f = &ts->files[i];
+		if (f->keep)
+			notes_add(res, "kept: %s", f->rel);
+		else
+			notes_add(res, "left out: %s: %s", f->rel, f->reason);
+	}
+	if (ts->api == TREE_API_NGCC && ts->drng_header[0] && !ts->defines_drng_object)
+		notes_add(res, "shim: defines drng_algorithm (normally in the left-out KAT driver)");
+	if (ts->api == TREE_API_NGCC && !(ts->drng_header[0] && ts->has_init_random_number))
+		notes_add(res, "shim: no drng.h/init_random_number in the tree: the harness cannot seed this instance");
+	if (ts->api == TREE_API_NIST)
+		notes_add(res, "shim: defines randombytes(), fed by the harness's AES-256 CTR_DRBG");
+
+	/* Shim and the ABI header it includes. */
+	char shim_path[PATH_MAX], abi_path[PATH_MAX];
+	snprintf(shim_path, sizeof shim_path, "%s/pqprof_shim.c", tmpdir);
+	snprintf(abi_path, sizeof abi_path, "%s/pqprof_abi.h", tmpdir);
+	struct shim_meta meta = {
+		.compiler = res->compiler, .profile = prof->name, .cflags = res->cflags,
+		.notes = res->notes, .fallback_name = base_name(ts->root),
+	};
+	r = atomic_write(abi_path, pq_abi_header_text, strlen(pq_abi_header_text), err);
+	FILE *sf = r == 0 ? fopen(shim_path, "w") : NULL;
+	if (r == 0 && !sf)
+		r = pq_fail_errno(err, PQ_EIO, "%s", shim_path);
+	if (sf) {
+		r = shim_write(sf, ts, &meta, err);
+		if (fclose(sf) != 0 && r == 0)
+			r = pq_fail_errno(err, PQ_EIO, "%s", shim_path);
+	}
+
+	/* One compile command per kept unit, the shim last. */
+	int nunits = 0;
+	for (int i = 0; i < ts->nfiles; i++)
+		nunits += ts->files[i].keep;
+	nunits++;
+	struct argv_buf *cmds = calloc((size_t)nunits, sizeof *cmds);
+	char **logs = calloc((size_t)nunits, sizeof *logs);
+	const char **names = calloc((size_t)nunits, sizeof *names);
+	struct argv_buf link = { 0 };
+	av_push(&link, cc);
+	for (int i = 0; i < pn; i++)
+		av_push(&link, pw[i]);
+	for (int i = 0; i < un; i++)
+		av_push(&link, uw[i]);
+	av_push(&link, "-g");
+	av_push(&link, "-shared");
+	/* Linked beside the target and renamed: a failed build leaves no half library. */
+	char tmp_out[PATH_MAX];
+	snprintf(tmp_out, sizeof tmp_out, "%s.tmp.%ld", opt->out_path, (long)getpid());
+	av_push(&link, "-o");
+	av_push(&link, tmp_out);
+	int u = 0;
+	for (int i = 0; i <= ts->nfiles && r == 0; i++) {
+		int shim = i == ts->nfiles;
+		if (!shim && !ts->files[i].keep)
+			continue;
+		char src[PATH_MAX], obj[PATH_MAX], log[PATH_MAX];
+		if (shim)
+			snprintf(src, sizeof src, "%s", shim_path);
+		else
+			snprintf(src, sizeof src, "%s/%s", ts->root, ts->files[i].rel);
+		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
+		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
+		av_push(&cmds[u], cc);
+		push_common(&cmds[u], opt, pw, pn, uw, un, ts);
+		if (shim)
+			av_pushf(&cmds[u], "-I%s", tmpdir);
+		av_push(&cmds[u], "-c");
+		av_push(&cmds[u], src);
+		av_push(&cmds[u], "-o");
+		av_push(&cmds[u], obj);
+		logs[u] = strdup(log);
+		names[u] = shim ? "generated shim" : ts->files[i].rel;
+		av_push(&link, obj);
+		u++;
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = opt->jobs > 0 ? opt->jobs : (ncpu > 0 ? (int)ncpu : 1);
+	if (r == 0)
+		r = run_units(cmds, logs, names, u, jobs, "compilation", err);
+	if (r == 0) {
+		char **lw = NULL;
+		int ln = 0;
+		split_words(opt->ldflags, &lw, &ln);
+		/* Unresolved symbols are a build error here, not a load error later. */
+		av_push(&link, "-Wl,-z,defs");
+		for (int i = 0; i < ln; i++)
+			av_push(&link, lw[i]);
+		av_push(&link, "-lm");
+		free_words(lw, ln);
+		char log[PATH_MAX];
+		snprintf(log, sizeof log, "%s/link.log", tmpdir);
+		char *logp = log;
+		const char *lname = opt->out_path;
+		r = run_units(&link, &logp, &lname, 1, 1, "linking", err);
+		if (r == 0 && rename(tmp_out, opt->out_path) != 0)
+			r = pq_fail_errno(err, PQ_EIO, "%s: cannot move the library into place", opt->out_path);
+		if (r < 0)
+			unlink(tmp_out);
+	}
+	for (int i = 0; i < nunits; i++) {
+		av_free(&cmds[i]);
+		free(logs[i]);
+	}
+	free(cmds);
+	free(logs);
+	free(names);
+	av_free(&link);
+	free_words(pw, pn);
+	free_words(uw, un);
+	remove_tree(tmpdir);
+	if (r < 0)
+		build_result_free(res);
+	return r;
+}
+
+void build_result_free(struct build_result *res)
+{
+	tree_scan_free(&res->ts);
+}

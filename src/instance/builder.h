@@ -1,0 +1,53 @@
+/*
+ * builder: `pqprof build` as a library call.  Scans a submission tree,
+ * generates the shim, compiles every kept source with the chosen flag
+ * profile (always with -g -fPIC, so profiles can resolve functions and
+ * lines), and links one instance library.  Compiler failures come back as
+ * an error naming the file and the compiler's first error lines.
+ */
+#ifndef PQ_BUILDER_H
+#define PQ_BUILDER_H
+
+#include "core/pq_error.h"
+#include "instance/tree_scan.h"
+
+/* A named flag profile (reference, performance, resource, harness-default). */
+struct flag_profile {
+	const char *name;
+	const char *cflags;
+	const char *origin;   /* where these flags come from */
+};
+
+const struct flag_profile *flag_profile_find(const char *name);
+/* NULL-terminated list, for help text and campaigns. */
+const struct flag_profile *flag_profiles(void);
+
+struct build_options {
+	const char *src_dir;
+	const char *out_path;
+	enum tree_api api;
+	const char *profile;       /* default "harness-default" */
+	const char *cc;            /* default PQPROF_DEFAULT_SCHEME_CC or $CC */
+	const char *extra_cflags;  /* --cflags */
+	const char *const *defines;/* -D NAME=VALUE, without the -D */
+	int ndefines;
+	const char *ldflags;       /* --ldflags, appended at link time */
+	int jobs;                  /* parallel compiler processes (0 = online CPUs) */
+};
+
+struct build_result {
+	struct tree_scan ts;
+	char compiler[256];        /* first line of `cc --version` */
+	char cflags[8192];         /* the full flags every unit was compiled with */
+	char notes[16384];         /* what was kept, left out, and where flags came from */
+	int downgraded;            /* old-C diagnostics downgraded to warnings */
+};
+
+int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err);
+void build_result_free(struct build_result *res);
+
+/* Split a flags string at whitespace (single and double quotes group). */
+int split_words(const char *s, char ***words, int *n);
+void free_words(char **words, int n);
+
+#endif

@@ -1,0 +1,82 @@
+/* loader: dlopen + ABI validation of instance libraries; see loader.h. */
+#include "config.h"
+#include "instance/loader.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int loader_check_elf(const char *path, pq_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pq_fail_errno(err, PQ_ELOAD, "%s", path);
+	Elf64_Ehdr eh;
+	ssize_t n = read(fd, &eh, sizeof eh);
+	close(fd);
+	if (n < (ssize_t)EI_NIDENT || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+		return pq_fail(err, PQ_ELOAD, "%s: not an ELF file", path);
+	if (n < (ssize_t)sizeof eh || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return pq_fail(err, PQ_ELOAD, "%s: not a 64-bit ELF object", path);
+	if (eh.e_type != ET_DYN)
+		return pq_fail(err, PQ_ELOAD, "%s: not a shared object (ELF type %u)", path, eh.e_type);
+#if defined(__x86_64__)
+	if (eh.e_machine != EM_X86_64)
+		return pq_fail(err, PQ_ELOAD, "%s: built for another machine (e_machine %u)", path, eh.e_machine);
+#elif defined(__aarch64__)
+	if (eh.e_machine != EM_AARCH64)
+		return pq_fail(err, PQ_ELOAD, "%s: built for another machine (e_machine %u)", path, eh.e_machine);
+#endif
+	return 0;
+}
+
+int loader_open(const char *path, const struct pqprof_instance **inst, void **handle, pq_error *err)
+{
+	*inst = NULL;
+	*handle = NULL;
+	int r = loader_check_elf(path, err);
+	if (r < 0)
+		return r;
+	/* dlopen needs a slash to avoid searching the library path. */
+	char buf[4096];
+	if (!strchr(path, '/'))
+		snprintf(buf, sizeof buf, "./%s", path);
+	else
+		snprintf(buf, sizeof buf, "%s", path);
+	void *h = dlopen(buf, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return pq_fail(err, PQ_ELOAD, "%s: cannot load: %s", path, dlerror());
+	const struct pqprof_instance *d = dlsym(h, PQPROF_ABI_SYMBOL);
+	if (!d) {
+		dlclose(h);
+		return pq_fail(err, PQ_ELOAD, "%s: not a pqprof instance library (no %s symbol; build it with 'pqprof build')",
+		               path, PQPROF_ABI_SYMBOL);
+	}
+	if (d->magic != PQPROF_ABI_MAGIC || d->abi_version != PQPROF_ABI_VERSION) {
+		dlclose(h);
+		return pq_fail(err, PQ_ELOAD, "%s: instance ABI version %u, this pqprof speaks %u; rebuild it",
+		               path, d->abi_version, PQPROF_ABI_VERSION);
+	}
+	int sig = d->kind == PQPROF_KIND_SIG;
+	if (!d->get_sizes || !d->keygen || (sig && (!d->sign || !d->verify || !d->sig_blob_max)) ||
+	    (!sig && (d->kind != PQPROF_KIND_KEM || !d->enc || !d->dec))) {
+		dlclose(h);
+		return pq_fail(err, PQ_ELOAD, "%s: instance descriptor lacks operations for its API", path);
+	}
+	*inst = d;
+	*handle = h;
+	return 0;
+}
+
+const char *loader_api_name(int api)
+{
+	return api == PQPROF_API_NGCC ? "ngcc" : api == PQPROF_API_NIST ? "nist" : "unknown";
+}
+
+const char *loader_kind_name(int kind)
+{
+	return kind == PQPROF_KIND_SIG ? "signature" : kind == PQPROF_KIND_KEM ? "kem" : "unknown";
+}

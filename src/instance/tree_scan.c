@@ -1,0 +1,536 @@
+/* tree_scan: classify a submission tree's files; see tree_scan.h. */
+#include "config.h"
+#include "instance/tree_scan.h"
+#include "core/atomic_file.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define MAX_FILES 20000
+#define MAX_DEPTH 8
+#define MAX_SOURCE_BYTES (512u << 20)
+
+/* Directories that hold a submission's tests, drivers or outputs, not its library. */
+static const char *const skipped_dirs[] = {
+	"test", "tests", "testing", "bench", "benchmark", "benchmarks", "example",
+	"examples", "kat", "kats", "test_vectors", "testvectors", "kat_vectors",
+	"output", "build", "doc", "docs", "supporting_documentation", NULL,
+};
+
+/* The official drivers every flavour ships; they define main() and the DRNG object. */
+static const char *const kat_generators[] = {
+	"KAT_SIG.c", "KAT_KEM.c", "KAT_KEX.c", "KAT_CryptHash.c",
+	"PQCgenKAT_sign.c", "PQCgenKAT_kem.c", NULL,
+};
+
+const char *tree_api_name(enum tree_api api)
+{
+	switch (api) {
+	case TREE_API_NGCC: return "ngcc";
+	case TREE_API_NIST: return "nist";
+	default: return "auto";
+	}
+}
+
+int tree_api_parse(const char *s, enum tree_api *out)
+{
+	if (strcmp(s, "ngcc") == 0) *out = TREE_API_NGCC;
+	else if (strcmp(s, "nist") == 0) *out = TREE_API_NIST;
+	else if (strcmp(s, "auto") == 0) *out = TREE_API_AUTO;
+	else return -1;
+	return 0;
+}
+
+/* Copy of text with comments and string/char literals blanked (newlines kept). */
+static char *strip_comments(const char *text)
+{
+	size_t n = strlen(text);
+	char *o = malloc(n + 1);
+	if (!o)
+		return NULL;
+	size_t i = 0;
+	while (i < n) {
+		char c = text[i];
+		if (c == '/' && text[i + 1] == '*') {
+			o[i] = o[i + 1] = ' ';
+			i += 2;
+			while (i < n && !(text[i] == '*' && text[i + 1] == '/')) {
+				o[i] = text[i] == '\n' ? '\n' : ' ';
+				i++;
+			}
+			if (i < n) {
+				o[i] = o[i + 1] = ' ';
+				i += 2;
+			}
+		} else if (c == '/' && text[i + 1] == '/') {
+			while (i < n && text[i] != '\n')
+				o[i++] = ' ';
+		} else if (c == '"' || c == '\'') {
+			o[i++] = c;
+			while (i < n && text[i] != c && text[i] != '\n') {
+				if (text[i] == '\\' && i + 1 < n) {
+					o[i++] = ' ';
+				}
+				o[i++] = ' ';
+			}
+			if (i < n)
+				o[i] = text[i], i++;
+		} else {
+			o[i] = c;
+			i++;
+		}
+	}
+	o[n] = '\0';
+	return o;
+}
+
+static int is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* Is the preprocessor directive at the line containing position p? */
+static int on_directive_line(const char *s, const char *p)
+{
+	const char *l = p;
+	while (l > s && l[-1] != '\n')
+		l--;
+	while (*l == ' ' || *l == '\t')
+		l++;
+	return *l == '#';
+}
+
+/* Find `name(...) {` as a function definition in stripped text. */
+static int defines_function_stripped(const char *s, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = strstr(s, name); p; p = strstr(p + 1, name)) {
+		if (p > s && is_ident((unsigned char)p[-1]))
+			continue;
+		if (is_ident((unsigned char)p[len]))
+			continue;
+		if (on_directive_line(s, p))
+			continue;
+		const char *q = p + len;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q != '(')
+			continue;
+		int depth = 0;
+		for (; *q; q++) {
+			if (*q == '(')
+				depth++;
+			else if (*q == ')' && --depth == 0)
+				break;
+		}
+		if (!*q)
+			return 0;
+		q++;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q == '{')
+			return 1;
+	}
+	return 0;
+}
+
+int source_defines_function(const char *text, const char *name)
+{
+	char *s = strip_comments(text);
+	if (!s)
+		return 0;
+	int r = defines_function_stripped(s, name);
+	free(s);
+	return r;
+}
+
+int source_defines_main(const char *text)
+{
+	return source_defines_function(text, "main");
+}
+
+int source_included_sources(const char *text, char names[][256], int max)
+{
+	int n = 0;
+	for (const char *p = strstr(text, "#"); p && n < max; p = strstr(p + 1, "#")) {
+		const char *q = p + 1;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, "include", 7) != 0)
+			continue;
+		q += 7;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '"')
+			continue;
+		const char *e = strchr(q + 1, '"');
+		if (!e || e - q - 1 <= 2 || e - q - 1 >= 255)
+			continue;
+		if (strncmp(e - 2, ".c", 2) != 0)
+			continue;
+		const char *base = q + 1;
+		for (const char *r = q + 1; r < e; r++)
+			if (*r == '/')
+				base = r + 1;
+		snprintf(names[n], 256, "%.*s", (int)(e - base), base);
+		n++;
+	}
+	return n;
+}
+
+/* Does stripped text define (not just declare extern) `DRNG_ctx drng_algorithm`? */
+static int defines_drng_object(const char *s)
+{
+	for (const char *p = strstr(s, "drng_algorithm"); p; p = strstr(p + 1, "drng_algorithm")) {
+		if (p > s && is_ident((unsigned char)p[-1]))
+			continue;
+		const char *q = p + strlen("drng_algorithm");
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q != ';' && *q != '=')
+			continue;
+		/* walk back over "DRNG_ctx" and whitespace to the previous token */
+		const char *b = p;
+		while (b > s && isspace((unsigned char)b[-1]))
+			b--;
+		if (b - s < 8 || strncmp(b - 8, "DRNG_ctx", 8) != 0)
+			continue;
+		b -= 8;
+		while (b > s && isspace((unsigned char)b[-1]))
+			b--;
+		const char *e = b;
+		while (b > s && is_ident((unsigned char)b[-1]))
+			b--;
+		if (e - b == 6 && strncmp(b, "extern", 6) == 0)
+			continue;
+		if (on_directive_line(s, p))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+struct scan_state {
+	struct tree_scan *ts;
+	int cap;
+	int inc_cap;
+	pq_error *err;
+};
+
+static int add_incdir(struct scan_state *st, const char *rel)
+{
+	struct tree_scan *ts = st->ts;
+	for (int i = 0; i < ts->nincdirs; i++)
+		if (strcmp(ts->incdirs[i], rel) == 0)
+			return 0;
+	if (ts->nincdirs == st->inc_cap) {
+		int nc = st->inc_cap ? st->inc_cap * 2 : 16;
+		char **ni = realloc(ts->incdirs, (size_t)nc * sizeof *ni);
+		if (!ni)
+			return pq_fail(st->err, PQ_ENOMEM, "out of memory");
+		ts->incdirs = ni;
+		st->inc_cap = nc;
+	}
+	ts->incdirs[ts->nincdirs] = strdup(rel);
+	if (!ts->incdirs[ts->nincdirs])
+		return pq_fail(st->err, PQ_ENOMEM, "out of memory");
+	ts->nincdirs++;
+	return 0;
+}
+
+static int add_file(struct scan_state *st, const char *rel, int is_asm)
+{
+	struct tree_scan *ts = st->ts;
+	if (ts->nfiles >= MAX_FILES)
+		return pq_fail(st->err, PQ_EINPUT, "%s: more than %d source files", ts->root, MAX_FILES);
+	if (ts->nfiles == st->cap) {
+		int nc = st->cap ? st->cap * 2 : 64;
+		struct tree_file *nf = realloc(ts->files, (size_t)nc * sizeof *nf);
+		if (!nf)
+			return pq_fail(st->err, PQ_ENOMEM, "out of memory");
+		ts->files = nf;
+		st->cap = nc;
+	}
+	struct tree_file *f = &ts->files[ts->nfiles];
+	memset(f, 0, sizeof *f);
+	f->rel = strdup(rel);
+	if (!f->rel)
+		return pq_fail(st->err, PQ_ENOMEM, "out of memory");
+	f->keep = 1;
+	f->is_asm = is_asm;
+	ts->nfiles++;
+	return 0;
+}
+
+static int skipped_dir(const char *name)
+{
+	if (name[0] == '.')
+		return 1;
+	for (int i = 0; skipped_dirs[i]; i++)
+		if (strcasecmp(name, skipped_dirs[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk(struct scan_state *st, const char *rel, int depth)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s%s%s", st->ts->root, rel[0] ? "/" : "", rel);
+	DIR *d = opendir(path);
+	if (!d)
+		return pq_fail_errno(st->err, PQ_EINPUT, "%s: cannot read directory", path);
+	/* Sorted, so builds and listings do not depend on directory order. */
+	char **names = NULL;
+	int n = 0, cap = 0, r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **nn = realloc(names, (size_t)cap * sizeof *nn);
+			if (!nn) {
+				r = pq_fail(st->err, PQ_ENOMEM, "out of memory");
+				break;
+			}
+			names = nn;
+		}
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	if (r == 0)
+		qsort(names, (size_t)n, sizeof *names, cmp_names);
+	int has_header = 0;
+	for (int i = 0; i < n && r == 0; i++) {
+		char crel[PATH_MAX], cpath[PATH_MAX];
+		snprintf(crel, sizeof crel, "%s%s%s", rel, rel[0] ? "/" : "", names[i]);
+		snprintf(cpath, sizeof cpath, "%s/%s", st->ts->root, crel);
+		struct stat sb;
+		if (stat(cpath, &sb) != 0)
+			continue; /* dangling link */
+		if (S_ISDIR(sb.st_mode)) {
+			if (depth < MAX_DEPTH && !skipped_dir(names[i]))
+				r = walk(st, crel, depth + 1);
+		} else if (S_ISREG(sb.st_mode)) {
+			if (ends_with(names[i], ".h"))
+				has_header = 1;
+			else if (ends_with(names[i], ".c"))
+				r = add_file(st, crel, 0);
+			else if (ends_with(names[i], ".S") || ends_with(names[i], ".s"))
+				r = add_file(st, crel, 1);
+		}
+	}
+	if (r == 0 && has_header)
+		r = add_incdir(st, rel[0] ? rel : ".");
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
+static int file_exists(const char *root, const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat sb;
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* Find a header by basename anywhere in the scanned include dirs. */
+static int find_header(const struct tree_scan *ts, const char *base, char *out, size_t len)
+{
+	for (int i = 0; i < ts->nincdirs; i++) {
+		char rel[PATH_MAX];
+		if (strcmp(ts->incdirs[i], ".") == 0)
+			snprintf(rel, sizeof rel, "%s", base);
+		else
+			snprintf(rel, sizeof rel, "%s/%s", ts->incdirs[i], base);
+		if (file_exists(ts->root, rel)) {
+			snprintf(out, len, "%s", rel);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *basename_of(const char *rel)
+{
+	const char *b = strrchr(rel, '/');
+	return b ? b + 1 : rel;
+}
+
+static void leave_out(struct tree_file *f, const char *fmt, const char *arg)
+{
+	f->keep = 0;
+	snprintf(f->reason, sizeof f->reason, fmt, arg);
+}
+
+/* Decide the flavour and kind from the headers present. */
+static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
+{
+	char sig[256] = "", kem[256] = "", api[256] = "";
+	find_header(ts, "SIG_AlgorithmInstance.h", sig, sizeof sig);
+	find_header(ts, "KEM_AlgorithmInstance.h", kem, sizeof kem);
+	find_header(ts, "api.h", api, sizeof api);
+	int ngcc = sig[0] || kem[0];
+	if (want == TREE_API_NGCC && !ngcc)
+		return pq_fail(err, PQ_EINPUT, "%s: --api ngcc but no SIG_AlgorithmInstance.h or KEM_AlgorithmInstance.h", ts->root);
+	if (want == TREE_API_NIST && !api[0])
+		return pq_fail(err, PQ_EINPUT, "%s: --api nist but no api.h", ts->root);
+	if (want == TREE_API_NGCC || (want == TREE_API_AUTO && ngcc)) {
+		ts->api = TREE_API_NGCC;
+		ts->kind = sig[0] ? TREE_KIND_SIG : TREE_KIND_KEM;
+		snprintf(ts->header, sizeof ts->header, "%s", sig[0] ? sig : kem);
+		ts->nist_in_ngcc = api[0] != 0;
+		find_header(ts, "drng.h", ts->drng_header, sizeof ts->drng_header);
+		return 0;
+	}
+	if (!api[0])
+		return pq_fail(err, PQ_EINPUT,
+		               "%s: not a submission tree: no SIG_AlgorithmInstance.h, KEM_AlgorithmInstance.h or api.h",
+		               ts->root);
+	ts->api = TREE_API_NIST;
+	snprintf(ts->header, sizeof ts->header, "%s", api);
+	char *text = NULL;
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/%s", ts->root, api);
+	int r = read_whole_file(p, &text, NULL, 1u << 20, err);
+	if (r < 0)
+		return r;
+	char *s = strip_comments(text);
+	free(text);
+	if (!s)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	int kem_api = strstr(s, "crypto_kem_") || strstr(s, "CRYPTO_CIPHERTEXTBYTES");
+	ts->kind = kem_api ? TREE_KIND_KEM : TREE_KIND_SIG;
+	ts->api_h_declares = strstr(s, kem_api ? "crypto_kem_keypair" : "crypto_sign_keypair") != NULL;
+	free(s);
+	return 0;
+}
+
+static int classify(struct tree_scan *ts, pq_error *err)
+{
+	char (*included)[256] = malloc(sizeof(char[256]) * 4096);
+	char (*by)[256] = malloc(sizeof(char[256]) * 4096);
+	int ninc = 0;
+	if (!included || !by) {
+		free(included);
+		free(by);
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	}
+	int r = 0;
+	for (int i = 0; i < ts->nfiles && r == 0; i++) {
+		struct tree_file *f = &ts->files[i];
+		const char *base = basename_of(f->rel);
+		for (int k = 0; kat_generators[k]; k++)
+			if (strcmp(base, kat_generators[k]) == 0)
+				leave_out(f, "official KAT generator (%s)", base);
+		if (!f->keep || f->is_asm)
+			continue;
+		char p[PATH_MAX], *text = NULL;
+		snprintf(p, sizeof p, "%s/%s", ts->root, f->rel);
+		r = read_whole_file(p, &text, NULL, MAX_SOURCE_BYTES, err);
+		if (r < 0)
+			break;
+		char *s = strip_comments(text);
+		if (!s) {
+			free(text);
+			r = pq_fail(err, PQ_ENOMEM, "out of memory");
+			break;
+		}
+		if (defines_function_stripped(s, "main"))
+			leave_out(f, "defines main() (%s is a driver)", base);
+		else if (ts->api == TREE_API_NIST && strcmp(base, "rng.c") == 0)
+			leave_out(f, "%s: NIST DRBG; the harness supplies randombytes()", base);
+		else if (ts->api == TREE_API_NIST && defines_function_stripped(s, "randombytes"))
+			leave_out(f, "%s defines randombytes(); the harness supplies it", base);
+		if (f->keep) {
+			if (defines_drng_object(s))
+				ts->defines_drng_object = 1;
+			if (defines_function_stripped(s, "init_random_number"))
+				ts->has_init_random_number = 1;
+			/* files only pulled in by #include "x.c" are not units of their own */
+			char names[64][256];
+			/* the raw text: stripping blanks the quoted file names */
+			int k = source_included_sources(text, names, 64);
+			for (int j = 0; j < k && ninc < 4096; j++) {
+				snprintf(included[ninc], 256, "%s", names[j]);
+				snprintf(by[ninc], 256, "%s", base);
+				ninc++;
+			}
+		}
+		free(s);
+		free(text);
+	}
+	for (int i = 0; i < ts->nfiles && r == 0; i++) {
+		struct tree_file *f = &ts->files[i];
+		if (!f->keep)
+			continue;
+		for (int j = 0; j < ninc; j++)
+			if (strcmp(basename_of(f->rel), included[j]) == 0) {
+				f->keep = 0;
+				snprintf(f->reason, sizeof f->reason, "only #included by %s", by[j]);
+				break;
+			}
+	}
+	free(included);
+	free(by);
+	return r;
+}
+
+int tree_scan_dir(const char *dir, enum tree_api want, struct tree_scan *out, pq_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct stat sb;
+	if (stat(dir, &sb) != 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s", dir);
+	if (!S_ISDIR(sb.st_mode))
+		return pq_fail(err, PQ_EINPUT, "%s: not a directory", dir);
+	if (!realpath(dir, out->root))
+		return pq_fail_errno(err, PQ_EINPUT, "%s", dir);
+	struct scan_state st = { .ts = out, .err = err };
+	int r = walk(&st, "", 0);
+	if (r == 0)
+		r = detect_api(out, want, err);
+	if (r == 0)
+		r = classify(out, err);
+	if (r == 0) {
+		int kept = 0;
+		for (int i = 0; i < out->nfiles; i++)
+			kept += out->files[i].keep;
+		if (kept == 0)
+			r = pq_fail(err, PQ_EINPUT, "%s: no library sources left to compile", out->root);
+	}
+	if (r < 0)
+		tree_scan_free(out);
+	return r;
+}
+
+void tree_scan_free(struct tree_scan *ts)
+{
+	for (int i = 0; i < ts->nfiles; i++)
+		free(ts->files[i].rel);
+	free(ts->files);
+	for (int i = 0; i < ts->nincdirs; i++)
+		free(ts->incdirs[i]);
+	free(ts->incdirs);
+	ts->files = NULL;
+	ts->incdirs = NULL;
+	ts->nfiles = ts->nincdirs = 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * tree_scan: look at a submission's source tree and decide what it is and
+ * what to compile.  It finds the API flavour (NGCC wins over NIST when a
+ * tree ships both), the headers the shim must include, the C and assembly
+ * sources to build, and the files to leave out with the reason for each:
+ * files defining main(), the official KAT generators, NIST rng.c, files
+ * that are only #included by other sources, test/bench directories.
+ *
+ * It only reads files; building is builder.c's job.
+ */
+#ifndef PQ_TREE_SCAN_H
+#define PQ_TREE_SCAN_H
+
+#include "core/pq_error.h"
+
+enum tree_api { TREE_API_AUTO = 0, TREE_API_NGCC, TREE_API_NIST };
+enum tree_kind { TREE_KIND_SIG = 1, TREE_KIND_KEM = 2 };
+
+struct tree_file {
+	char *rel;          /* path relative to the tree root */
+	int keep;           /* 1 = compile */
+	int is_asm;
+	char reason[160];   /* why left out (or empty) */
+};
+
+struct tree_scan {
+	char root[4096];            /* absolute */
+	enum tree_api api;
+	enum tree_kind kind;
+	char header[256];           /* SIG_AlgorithmInstance.h / api.h, relative */
+	char drng_header[256];      /* NGCC drng.h relative, or "" */
+	int defines_drng_object;    /* a kept file defines drng_algorithm */
+	int has_init_random_number; /* kept sources define init_random_number */
+	int api_h_declares;         /* NIST api.h already declares crypto_* prototypes */
+	int nist_in_ngcc;           /* NGCC tree that also ships api.h */
+	struct tree_file *files;
+	int nfiles;
+	char **incdirs;             /* directories holding headers, relative */
+	int nincdirs;
+};
+
+/* Scan `dir`; `want` forces a flavour (TREE_API_AUTO detects it). */
+int tree_scan_dir(const char *dir, enum tree_api want, struct tree_scan *out, pq_error *err);
+void tree_scan_free(struct tree_scan *ts);
+
+const char *tree_api_name(enum tree_api api);
+int tree_api_parse(const char *s, enum tree_api *out);
+
+/*
+ * Source-text predicates, exposed for the unit tests.  `text` is the whole
+ * file; comments and string literals are ignored.
+ */
+int source_defines_main(const char *text);
+int source_defines_function(const char *text, const char *name);
+/* Fill `names` with the basenames of files this source #includes as "x.c"-like sources. */
+int source_included_sources(const char *text, char names[][256], int max);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * bench: the parent side of `pqprof bench`.  Calibrates an operation with
+ * one call in a fresh runner child, chooses iterations per trial, runs each
+ * trial in its own fresh child, and turns the per-call counter values into
+ * a record: every raw trial, the backend that produced the numbers and its
+ * read overhead, the summary statistics, the command and the environment.
+ * The record schema is documented in doc/records.md.
+ */
+#ifndef PQ_BENCH_H
+#define PQ_BENCH_H
+
+#include <jansson.h>
+
+#include "core/pq_error.h"
+#include "runner/op_ctx.h"
+
+struct bench_config {
+	const char *lib;
+	enum pq_op op;
+	int trials;             /* default 5 */
+	double target_s;        /* target trial time, default 1.0 */
+	long min_calls;         /* default 100 */
+	long max_iters;         /* cap per trial, default 20000 */
+	long fixed_iters;       /* skip calibration when > 0 */
+	const char *events;     /* default "cycles" */
+	const char *backend;    /* force a counter backend, or NULL */
+	int cpu;                /* -1: no pinning */
+	double timeout_s;       /* per child, default 900 */
+	long mlen;              /* default 64 */
+	unsigned long long as_limit;
+	const char *command;    /* the command line, for the record */
+	json_t *instance;       /* descriptor (borrowed), from instance_describe() */
+	json_t *environment;    /* borrowed, or NULL */
+};
+
+/*
+ * Run calibration and trials.  On success *record holds the record (new
+ * reference).  When scheme code misbehaves the return is PQ_ESCHEME and
+ * *record still holds a record with "status":"failed" and the reason.
+ */
+int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err);
+
+/*
+ * Load the instance in a runner child and return its descriptor as JSON
+ * (the "info" job), or an error naming the library and the reason.
+ */
+int instance_describe(const char *lib, json_t **desc, pq_error *err);
+
+/* The child result as a verdict string and one-line reason. */
+struct child_result;
+const char *bench_failure_kind(const struct child_result *res);
+
+#endif

@@ -1,0 +1,436 @@
+/* child: spawn and supervise pqprof-runner; see child.h. */
+#include "config.h"
+#include "runner/child.h"
+#include "runner/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LIVE 16
+#define EVENT_LINE_MAX (64u << 20)
+
+/* Process groups of running children, for Ctrl-C / SIGTERM forwarding. */
+static volatile pid_t live[MAX_LIVE];
+
+static void live_add(pid_t pid)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i] == 0) {
+			live[i] = pid;
+			return;
+		}
+}
+
+static void live_remove(pid_t pid)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i] == pid)
+			live[i] = 0;
+}
+
+static void forward_and_die(int sig)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i] > 0)
+			kill(-live[i], SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void child_install_signal_forwarding(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = forward_and_die;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+const char *child_runner_path(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("PQPROF_RUNNER");
+	if (env && *env)
+		return env;
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof path, "%s/pqprof-runner", self);
+			if (access(path, X_OK) == 0)
+				return path;
+		}
+	}
+	snprintf(path, sizeof path, "%s/pqprof-runner", PKGLIBEXECDIR);
+	return path;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c)
+{
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	int nul = open("/dev/null", O_RDONLY);
+	/* Park the fds above the target numbers before placing them. */
+	int r = fcntl(res_w, F_DUPFD, 20), o = fcntl(out_w, F_DUPFD, 20);
+	int c = ctrl_c >= 0 ? fcntl(ctrl_c, F_DUPFD, 20) : -1;
+	if (nul >= 0)
+		dup2(nul, 0);
+	dup2(o, 1);
+	dup2(o, 2);
+	dup2(r, RUNNER_RESULT_FD);
+	if (c >= 0)
+		dup2(c, RUNNER_CTRL_FD);
+	int first = c >= 0 ? RUNNER_CTRL_FD + 1 : RUNNER_RESULT_FD + 1;
+	for (int fd = first; fd < 1024; fd++)
+		close(fd);
+	struct rlimit core = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &core);
+	if (spec->as_limit) {
+		struct rlimit as = { spec->as_limit, spec->as_limit };
+		setrlimit(RLIMIT_AS, &as);
+	}
+	if (spec->cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(spec->cpu, &set);
+		sched_setaffinity(0, sizeof set, &set);
+	}
+	signal(SIGPIPE, SIG_DFL);
+	const char *runner = child_runner_path();
+	int nargs = 0;
+	while (spec->args && spec->args[nargs])
+		nargs++;
+	char **argv = calloc((size_t)nargs + 4, sizeof *argv);
+	argv[0] = (char *)runner;
+	argv[1] = (char *)spec->job;
+	argv[2] = (char *)spec->lib;
+	for (int i = 0; i < nargs; i++)
+		argv[3 + i] = (char *)spec->args[i];
+	execv(runner, argv);
+	char msg[PATH_MAX + 128];
+	int n = snprintf(msg, sizeof msg, "{\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"cannot run %s: %s\"}\n",
+	                 runner, strerror(errno));
+	if (n > 0 && write(RUNNER_RESULT_FD, msg, (size_t)n) < 0)
+		_exit(126);
+	_exit(126);
+}
+
+struct linebuf {
+	char *buf;
+	size_t len, cap;
+};
+
+static void handle_event(struct child_result *res, json_t *ev)
+{
+	const char *kind = json_string_value(json_object_get(ev, "ev"));
+	const char *op = json_string_value(json_object_get(ev, "op"));
+	if (!kind)
+		return;
+	if (strcmp(kind, "begin") == 0 && op)
+		snprintf(res->in_op, sizeof res->in_op, "%s", op);
+	else if (strcmp(kind, "end") == 0)
+		res->in_op[0] = '\0';
+	else if ((strcmp(kind, "fault") == 0 || strcmp(kind, "exit_in_op") == 0) && op && *op)
+		snprintf(res->in_op, sizeof res->in_op, "%s", op);
+	else if (strcmp(kind, "diagnosis") == 0) {
+		const char *m = json_string_value(json_object_get(ev, "msg"));
+		if (m)
+			snprintf(res->fault, sizeof res->fault, "%s", m);
+	} else if (strcmp(kind, "done") == 0)
+		res->done = ev;
+}
+
+/* Split complete lines off the buffer into events. */
+static void take_lines(struct linebuf *lb, struct child_result *res)
+{
+	size_t start = 0;
+	for (size_t i = 0; i < lb->len; i++) {
+		if (lb->buf[i] != '\n')
+			continue;
+		lb->buf[i] = '\0';
+		json_t *ev = json_loads(lb->buf + start, 0, NULL);
+		if (ev && json_is_object(ev)) {
+			json_array_append_new(res->events, ev);
+			handle_event(res, ev);
+		} else if (ev) {
+			json_decref(ev);
+		}
+		start = i + 1;
+	}
+	memmove(lb->buf, lb->buf + start, lb->len - start);
+	lb->len -= start;
+}
+
+static int read_events(int fd, struct linebuf *lb, struct child_result *res)
+{
+	char tmp[65536];
+	ssize_t n = read(fd, tmp, sizeof tmp);
+	if (n <= 0)
+		return n < 0 && (errno == EAGAIN || errno == EINTR) ? 1 : 0;
+	if (lb->len + (size_t)n > EVENT_LINE_MAX)
+		return 0; /* a runner never sends this much: stop listening */
+	if (lb->len + (size_t)n > lb->cap) {
+		size_t nc = (lb->len + (size_t)n) * 2;
+		char *nb = realloc(lb->buf, nc);
+		if (!nb)
+			return 0;
+		lb->buf = nb;
+		lb->cap = nc;
+	}
+	memcpy(lb->buf + lb->len, tmp, (size_t)n);
+	lb->len += (size_t)n;
+	take_lines(lb, res);
+	return 1;
+}
+
+static int read_output(int fd, struct child_result *res, size_t cap)
+{
+	char tmp[65536];
+	ssize_t n = read(fd, tmp, sizeof tmp);
+	if (n <= 0)
+		return n < 0 && (errno == EAGAIN || errno == EINTR) ? 1 : 0;
+	res->output_total += (size_t)n;
+	size_t room = cap > res->output_len ? cap - res->output_len : 0;
+	size_t take = (size_t)n < room ? (size_t)n : room;
+	if (take) {
+		memcpy(res->output + res->output_len, tmp, take);
+		res->output_len += take;
+		res->output[res->output_len] = '\0';
+	}
+	return 1;
+}
+
+static void classify_end(struct child_result *res, int status, int timed_out)
+{
+	if (timed_out) {
+		res->end = CHILD_TIMEOUT;
+		return;
+	}
+	if (WIFSIGNALED(status)) {
+		res->end = CHILD_SIGNALED;
+		res->signo = WTERMSIG(status);
+		return;
+	}
+	res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	int exit_in_op = 0, error = 0;
+	size_t i;
+	json_t *ev;
+	json_array_foreach(res->events, i, ev) {
+		const char *k = json_string_value(json_object_get(ev, "ev"));
+		if (k && strcmp(k, "exit_in_op") == 0)
+			exit_in_op = 1;
+		if (k && strcmp(k, "error") == 0)
+			error = 1;
+	}
+	if (exit_in_op || (res->in_op[0] && !res->done))
+		res->end = CHILD_EXIT_IN_OP;
+	else if (res->exit_code == 0 && res->done)
+		res->end = CHILD_OK;
+	else if (error)
+		res->end = CHILD_FAILED;
+	else
+		res->end = CHILD_EXITED_EARLY;
+}
+
+int child_run(const struct child_spec *spec, struct child_result *res, pq_error *err)
+{
+	memset(res, 0, sizeof *res);
+	res->events = json_array();
+	size_t cap = spec->output_cap ? spec->output_cap : 65536;
+	res->output = malloc(cap + 1);
+	if (!res->events || !res->output)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	res->output[0] = '\0';
+	int resp[2], outp[2], ctrl[2] = { -1, -1 };
+	if (pipe2(resp, O_CLOEXEC) != 0)
+		return pq_fail_errno(err, PQ_EIO, "pipe");
+	if (pipe2(outp, O_CLOEXEC) != 0) {
+		close(resp[0]);
+		close(resp[1]);
+		return pq_fail_errno(err, PQ_EIO, "pipe");
+	}
+	if (spec->want_ctrl && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctrl) != 0) {
+		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]);
+		return pq_fail_errno(err, PQ_EIO, "socketpair");
+	}
+	fflush(NULL);
+	double t0 = now_s();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]);
+		if (ctrl[0] >= 0) {
+			close(ctrl[0]);
+			close(ctrl[1]);
+		}
+		res->end = CHILD_SPAWN_FAILED;
+		return pq_fail_errno(err, PQ_EIO, "fork");
+	}
+	if (pid == 0)
+		exec_runner(spec, resp[1], outp[1], ctrl[1]);
+	setpgid(pid, pid);
+	live_add(pid);
+	close(resp[1]);
+	close(outp[1]);
+	if (ctrl[1] >= 0)
+		close(ctrl[1]);
+	fcntl(resp[0], F_SETFL, O_NONBLOCK);
+	fcntl(outp[0], F_SETFL, O_NONBLOCK);
+	if (spec->hooks && spec->hooks->spawned)
+		spec->hooks->spawned(spec->hooks->user, pid, ctrl[0]);
+
+	struct linebuf lb = { 0 };
+	int res_open = 1, out_open = 1, status = 0, exited = 0, timed_out = 0, termed = 0;
+	double grace = spec->grace_s > 0 ? spec->grace_s : 2.0;
+	double deadline = spec->timeout_s > 0 ? t0 + spec->timeout_s : 0;
+	double kill_at = 0;
+	while (!exited) {
+		struct pollfd pf[3];
+		int np = 0;
+		if (res_open)
+			pf[np++] = (struct pollfd){ .fd = resp[0], .events = POLLIN };
+		if (out_open)
+			pf[np++] = (struct pollfd){ .fd = outp[0], .events = POLLIN };
+		if (spec->hooks && spec->hooks->wake_fd >= 0)
+			pf[np++] = (struct pollfd){ .fd = spec->hooks->wake_fd, .events = POLLIN };
+		int timeout_ms = spec->hooks && spec->hooks->tick ? 10 : 50;
+		int pr = poll(pf, (nfds_t)np, timeout_ms);
+		if (pr > 0) {
+			for (int i = 0; i < np; i++) {
+				if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+					continue;
+				if (pf[i].fd == resp[0] && !read_events(resp[0], &lb, res))
+					res_open = 0;
+				else if (pf[i].fd == outp[0] && !read_output(outp[0], res, cap))
+					out_open = 0;
+			}
+		}
+		if (spec->hooks && spec->hooks->tick)
+			spec->hooks->tick(spec->hooks->user);
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid) {
+			exited = 1;
+			break;
+		}
+		double t = now_s();
+		if (deadline && t >= deadline && !termed) {
+			timed_out = 1;
+			termed = 1;
+			kill(-pid, SIGTERM);
+			kill_at = t + grace;
+		}
+		if (termed && kill_at && t >= kill_at) {
+			kill(-pid, SIGKILL);
+			res->killed_hard = 1;
+			kill_at = 0;
+		}
+	}
+	/* What the child wrote before it ended is still in the pipes. */
+	while (res_open && read_events(resp[0], &lb, res) == 1) {
+		struct pollfd pf = { .fd = resp[0], .events = POLLIN };
+		if (poll(&pf, 1, 0) <= 0)
+			break;
+	}
+	while (out_open && read_output(outp[0], res, cap) == 1) {
+		struct pollfd pf = { .fd = outp[0], .events = POLLIN };
+		if (poll(&pf, 1, 0) <= 0)
+			break;
+	}
+	if (spec->hooks && spec->hooks->tick)
+		spec->hooks->tick(spec->hooks->user);
+	/* Anything still in the process group outlived the runner. */
+	if (kill(-pid, 0) == 0) {
+		res->orphans = 1;
+		kill(-pid, SIGKILL);
+	}
+	live_remove(pid);
+	close(resp[0]);
+	close(outp[0]);
+	if (ctrl[0] >= 0)
+		close(ctrl[0]);
+	free(lb.buf);
+	res->wall_s = now_s() - t0;
+	classify_end(res, status, timed_out);
+	return 0;
+}
+
+void child_result_free(struct child_result *res)
+{
+	json_decref(res->events);
+	free(res->output);
+	memset(res, 0, sizeof *res);
+}
+
+static const char *error_msg(const struct child_result *res)
+{
+	size_t i;
+	json_t *ev;
+	json_array_foreach(res->events, i, ev) {
+		const char *k = json_string_value(json_object_get(ev, "ev"));
+		if (k && strcmp(k, "error") == 0)
+			return json_string_value(json_object_get(ev, "msg"));
+	}
+	return NULL;
+}
+
+void child_describe(const struct child_result *res, char *buf, size_t len)
+{
+	char where[48] = "";
+	if (res->in_op[0])
+		snprintf(where, sizeof where, " in %s", res->in_op);
+	const char *msg = error_msg(res);
+	switch (res->end) {
+	case CHILD_OK:
+		snprintf(buf, len, "completed");
+		break;
+	case CHILD_FAILED:
+		snprintf(buf, len, "%s", msg ? msg : "failed");
+		break;
+	case CHILD_EXIT_IN_OP:
+		snprintf(buf, len, "scheme called exit(%d)%s", res->exit_code, where);
+		break;
+	case CHILD_EXITED_EARLY:
+		snprintf(buf, len, "runner exited with status %d before finishing%s", res->exit_code, where);
+		break;
+	case CHILD_SIGNALED:
+		if (res->fault[0])
+			snprintf(buf, len, "%s%s", res->fault, where);
+		else
+			snprintf(buf, len, "crashed with SIG%s%s", sigabbrev_np(res->signo) ? sigabbrev_np(res->signo) : "?", where);
+		break;
+	case CHILD_TIMEOUT:
+		snprintf(buf, len, "timed out after %.0f s%s%s", res->wall_s, where,
+		         res->killed_hard ? " (ignored SIGTERM; killed)" : "");
+		break;
+	default:
+		snprintf(buf, len, "could not start the runner");
+	}
+	if (res->orphans) {
+		size_t u = strlen(buf);
+		snprintf(buf + u, len - u, "; left processes behind (killed)");
+	}
+}

@@ -1,0 +1,80 @@
+/*
+ * child: the parent side of the runner.  Spawns pqprof-runner in its own
+ * process group with resource limits, collects its NDJSON events and its
+ * capped stdout/stderr, enforces the time limit (SIGTERM, a grace period,
+ * then SIGKILL to the whole group), and turns however it ended into a
+ * child_result: normal exit, exit inside an operation, signal, time-out,
+ * processes left behind.  Nothing the child does can end the parent.
+ */
+#ifndef PQ_CHILD_H
+#define PQ_CHILD_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/pq_error.h"
+
+struct child_hooks {
+	void *user;
+	/* After fork, with the parent's end of the control socket (or -1). */
+	void (*spawned)(void *user, pid_t pid, int ctrl_fd);
+	/* About every 10 ms while the child runs (profilers drain buffers here). */
+	void (*tick)(void *user);
+	/* Extra fd whose readability should wake the loop (or -1). */
+	int wake_fd;
+};
+
+struct child_spec {
+	const char *job;          /* runner job name */
+	const char *lib;          /* instance library */
+	const char *const *args;  /* extra job arguments, NULL-terminated (may be NULL) */
+	double timeout_s;         /* 0 = none */
+	double grace_s;           /* after SIGTERM, before SIGKILL (default 2) */
+	size_t output_cap;        /* bytes of stdout+stderr kept (default 64 KiB) */
+	int cpu;                  /* pin to this CPU, -1 = no pinning */
+	unsigned long long as_limit; /* RLIMIT_AS bytes, 0 = none */
+	int want_ctrl;            /* create the control socket (fd 4 in the child) */
+	int close_stdin;          /* give the child /dev/null as stdin (always) */
+	const struct child_hooks *hooks;
+};
+
+enum child_end {
+	CHILD_OK = 0,        /* exited 0 and sent a "done" event */
+	CHILD_FAILED,        /* exited non-zero after reporting an error */
+	CHILD_EXIT_IN_OP,    /* exit() called inside scheme code */
+	CHILD_EXITED_EARLY,  /* exited without "done" outside an operation */
+	CHILD_SIGNALED,      /* killed by a signal (crash) */
+	CHILD_TIMEOUT,       /* time limit hit */
+	CHILD_SPAWN_FAILED,
+};
+
+struct child_result {
+	enum child_end end;
+	int exit_code;
+	int signo;
+	int killed_hard;          /* SIGKILL was needed after the grace period */
+	int orphans;              /* processes of the group still alive after exit */
+	char in_op[16];           /* operation in progress at the end, "" if none */
+	char fault[160];          /* the runner's own diagnosis (overflow, stack, oom) */
+	json_t *events;           /* array of event objects */
+	json_t *done;             /* the "done" event's object (borrowed from events) */
+	char *output;             /* captured stdout+stderr (capped) */
+	size_t output_len;
+	size_t output_total;      /* bytes the child wrote in all */
+	double wall_s;
+};
+
+/* Path of pqprof-runner: $PQPROF_RUNNER, next to /proc/self/exe, or PKGLIBEXECDIR. */
+const char *child_runner_path(void);
+
+int child_run(const struct child_spec *spec, struct child_result *res, pq_error *err);
+void child_result_free(struct child_result *res);
+
+/* One line: "crashed with SIGSEGV in sign", "timed out after 900 s in keygen"... */
+void child_describe(const struct child_result *res, char *buf, size_t len);
+
+/* Forward SIGINT/SIGTERM received by pqprof to running children, then exit. */
+void child_install_signal_forwarding(void);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * op_ctx: one instance's operations as the runner child calls them.
+ *
+ * An op_ctx owns the key, message and signature (or ciphertext) buffers
+ * for one instance, knows how to put them in the state an operation needs
+ * (sign needs a secret key, verify a valid signature, dec a ciphertext),
+ * and performs exactly one call of an operation.  Timing, sampling and
+ * memory probes wrap op_ctx_call() and nothing else, so they measure the
+ * scheme's code and not the set-up.
+ */
+#ifndef PQ_OP_CTX_H
+#define PQ_OP_CTX_H
+
+#include "core/pq_error.h"
+#include "instance/pqprof_abi.h"
+
+#include <stddef.h>
+
+enum pq_op { PQ_OP_KEYGEN = 0, PQ_OP_SIGN, PQ_OP_VERIFY, PQ_OP_ENC, PQ_OP_DEC, PQ_OP_COUNT };
+
+const char *pq_op_name(enum pq_op op);
+/* -1 when the name is not an operation. */
+int pq_op_parse(const char *name);
+/* Operations valid for an instance kind, in report order; returns count. */
+int pq_ops_for_kind(int kind, enum pq_op ops[PQ_OP_COUNT]);
+
+struct op_ctx {
+	const struct pqprof_instance *inst;
+	struct pqprof_sizes sz;
+	unsigned char *pk, *sk, *m, *blob, *scratch, *ct, *ss, *ss2;
+	pq_u64 pklen, sklen, mlen, bloblen, bloblen_max, ctlen, sslen, ss2len;
+	int last_rc;       /* return code of the last scheme call */
+	char what[128];    /* description of the last failure */
+};
+
+/* Allocate buffers for an mlen-byte message (64 in benchmarks). */
+int op_ctx_init(struct op_ctx *c, const struct pqprof_instance *inst, size_t mlen, pq_error *err);
+void op_ctx_free(struct op_ctx *c);
+
+/*
+ * Make the state `op` needs: a key pair for sign/enc, a signature or
+ * ciphertext for verify/dec.  Fails (PQ_ESCHEME) if the scheme's own calls
+ * fail while doing so.
+ */
+int op_ctx_prepare(struct op_ctx *c, enum pq_op op, pq_error *err);
+
+/* One call of `op`; returns the scheme's return code (0 = success). */
+int op_ctx_call(struct op_ctx *c, enum pq_op op);
+
+/*
+ * Check the output of the last call: a sign's signature verifies, a dec's
+ * shared secret matches the enc one, lengths stay within declared sizes.
+ * 0 when good, else PQ_ESCHEME with a reason.
+ */
+int op_ctx_check(struct op_ctx *c, enum pq_op op, pq_error *err);
+
+#endif

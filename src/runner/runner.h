@@ -1,0 +1,48 @@
+/*
+ * runner: the child side.  `pqprof-runner JOB LIB [ARGS...]` loads exactly
+ * one instance library and does one job on it, reporting to the parent on
+ * fd RUNNER_RESULT_FD as newline-delimited JSON objects ("events").  The
+ * scheme's own stdout/stderr go to a capped capture the parent reads, never
+ * to pqprof's output.
+ *
+ * Jobs are functions in a table (runner_main.c).  A job marks the span of
+ * every scheme call with runner_op_begin()/runner_op_end() so that an
+ * exit(), crash or hang inside scheme code is attributed to that operation.
+ */
+#ifndef PQ_RUNNER_H
+#define PQ_RUNNER_H
+
+#include <jansson.h>
+
+#include "instance/pqprof_abi.h"
+#include "runner/op_ctx.h"
+
+#define RUNNER_RESULT_FD 3   /* NDJSON events to the parent */
+#define RUNNER_CTRL_FD 4     /* optional unix socket (perf fds via SCM_RIGHTS) */
+
+struct runner_env {
+	const struct pqprof_instance *inst;
+	const char *lib_path;
+	int ctrl_fd;             /* RUNNER_CTRL_FD when the parent gave one, else -1 */
+};
+
+struct runner_job {
+	const char *name;
+	int (*fn)(struct runner_env *env, int argc, char **argv);
+};
+
+/* Send one event object to the parent (steals the reference). */
+void runner_emit(json_t *event);
+/* Convenience: {"ev":"error","msg":...}. */
+void runner_emit_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Bracket scheme calls; also emits begin/end events when `announce`. */
+void runner_op_begin(enum pq_op op, int announce);
+void runner_op_end(enum pq_op op, int announce);
+/* The operation in progress, or -1. */
+int runner_current_op(void);
+
+/* Seed the instance's randomness with a byte string (48 bytes 00..2f in benches). */
+int runner_seed_instance(const struct pqprof_instance *inst, const unsigned char *seed, size_t len);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * pqprof-runner: the child executable.  Loads exactly one instance and does
+ * one job (see runner.h).  It is deliberately small and distrustful: the
+ * event channel is moved to a high descriptor so a scheme that closes
+ * 0/1/2 cannot cut it, crashes and exit() calls inside scheme code are
+ * reported as events before the process ends, and the parent decides the
+ * verdict from what arrives.
+ */
+#include "config.h"
+#include "runner/runner.h"
+#include "runner/jobs.h"
+#include "instance/loader.h"
+#include "kat/ctr_drbg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int result_fd = -1;
+static volatile sig_atomic_t current_op = -1;
+static volatile sig_atomic_t done_sent;
+
+static const struct runner_job jobs[] = {
+	{ "info", job_info },
+	{ "bench", job_bench },
+	{ NULL, NULL },
+};
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+void runner_emit(json_t *event)
+{
+	if (!event)
+		return;
+	const char *ev = json_string_value(json_object_get(event, "ev"));
+	if (ev && strcmp(ev, "done") == 0)
+		done_sent = 1;
+	char *text = json_dumps(event, JSON_COMPACT);
+	json_decref(event);
+	if (!text)
+		return;
+	int fd = result_fd >= 0 ? result_fd : 2;
+	write_all(fd, text, strlen(text));
+	write_all(fd, "\n", 1);
+	free(text);
+}
+
+void runner_emit_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	runner_emit(json_pack("{s:s, s:s}", "ev", "error", "msg", msg));
+}
+
+void runner_op_begin(enum pq_op op, int announce)
+{
+	if (announce)
+		runner_emit(json_pack("{s:s, s:s}", "ev", "begin", "op", pq_op_name(op)));
+	current_op = op;
+}
+
+void runner_op_end(enum pq_op op, int announce)
+{
+	current_op = -1;
+	if (announce)
+		runner_emit(json_pack("{s:s, s:s}", "ev", "end", "op", pq_op_name(op)));
+}
+
+int runner_current_op(void)
+{
+	return current_op;
+}
+
+/* NIST randomness: one CTR_DRBG per process, as PQCgenKAT's rng.c has. */
+static ctr_drbg nist_drbg;
+
+static int nist_randombytes(unsigned char *out, pq_u64 len)
+{
+	ctr_drbg_generate(&nist_drbg, out, (size_t)len);
+	return 0;
+}
+
+int runner_seed_instance(const struct pqprof_instance *inst, const unsigned char *seed, size_t len)
+{
+	if (inst->api == PQPROF_API_NIST) {
+		unsigned char entropy[48] = { 0 };
+		memcpy(entropy, seed, len < 48 ? len : 48);
+		ctr_drbg_init(&nist_drbg, entropy, NULL);
+		if (inst->set_rng)
+			inst->set_rng(nist_randombytes);
+		return 0;
+	}
+	if (!inst->seed)
+		return -1;
+	return inst->seed(seed, len);
+}
+
+/* Async-signal context: format with snprintf into a stack buffer, write(2) it. */
+static void fault_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	char buf[256];
+	int op = current_op;
+	int n = snprintf(buf, sizeof buf, "{\"ev\":\"fault\",\"signal\":%d,\"op\":\"%s\",\"addr\":\"%p\"}\n",
+	                 sig, op >= 0 ? pq_op_name(op) : "", si ? si->si_addr : NULL);
+	if (n > 0 && result_fd >= 0)
+		write_all(result_fd, buf, (size_t)n);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void exit_watch(void)
+{
+	int op = current_op;
+	if (op >= 0 && result_fd >= 0) {
+		char buf[128];
+		int n = snprintf(buf, sizeof buf, "{\"ev\":\"exit_in_op\",\"op\":\"%s\"}\n", pq_op_name(op));
+		if (n > 0)
+			write_all(result_fd, buf, (size_t)n);
+	}
+}
+
+static void install_fault_handlers(void)
+{
+	static char altstack[65536];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
+	sigaltstack(&ss, NULL);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fault_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+	atexit(exit_watch);
+}
+
+int job_info(struct runner_env *env, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	const struct pqprof_instance *in = env->inst;
+	struct pqprof_sizes sz;
+	in->get_sizes(&sz);
+	json_t *d = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:b, s:{s:I, s:I, s:I, s:I, s:I}}",
+	                      "ev", "done", "api", loader_api_name(in->api), "kind", loader_kind_name(in->kind),
+	                      "name", in->name, "compiler", in->compiler, "profile", in->profile,
+	                      "cflags", in->cflags, "source_dir", in->source_dir,
+	                      "seedable", in->seed != NULL || in->set_rng != NULL,
+	                      "sizes", "pk", (json_int_t)sz.pk, "sk", (json_int_t)sz.sk,
+	                      "sig", (json_int_t)sz.sig, "ct", (json_int_t)sz.ct, "ss", (json_int_t)sz.ss);
+	if (d && in->build_notes)
+		json_object_set_new(d, "build_notes", json_string(in->build_notes));
+	runner_emit(d);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	/* Keep the event channel out of reach of schemes that close low fds. */
+	if (fcntl(RUNNER_RESULT_FD, F_GETFD) != -1) {
+		result_fd = fcntl(RUNNER_RESULT_FD, F_DUPFD_CLOEXEC, 900);
+		close(RUNNER_RESULT_FD);
+	}
+	struct runner_env env = { .ctrl_fd = -1 };
+	if (fcntl(RUNNER_CTRL_FD, F_GETFD) != -1) {
+		env.ctrl_fd = fcntl(RUNNER_CTRL_FD, F_DUPFD_CLOEXEC, 910);
+		close(RUNNER_CTRL_FD);
+	}
+	if (argc < 3) {
+		fprintf(stderr, "usage: pqprof-runner JOB LIB [ARGS...]\n"
+		                "The child process of pqprof; not meant to be run by hand.\n");
+		return 1;
+	}
+	const struct runner_job *job = NULL;
+	for (const struct runner_job *j = jobs; j->name; j++)
+		if (strcmp(j->name, argv[1]) == 0)
+			job = j;
+	if (!job) {
+		runner_emit_error("unknown runner job '%s'", argv[1]);
+		return 1;
+	}
+	install_fault_handlers();
+	pq_error err = { 0 };
+	void *handle = NULL;
+	env.lib_path = argv[2];
+	runner_emit(json_pack("{s:s, s:i}", "ev", "start", "pid", (int)getpid()));
+	if (loader_open(argv[2], &env.inst, &handle, &err) < 0) {
+		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));
+		return PQ_ELOAD;
+	}
+	/* Jobs see argv[0] = job name, then their own arguments. */
+	int rc = job->fn(&env, argc - 2, argv + 2);
+	fflush(stdout);
+	fflush(stderr);
+	if (rc == 0 && !done_sent)
+		runner_emit_error("job %s finished without a result", job->name);
+	return rc;
+}
