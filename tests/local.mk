@@ -1,2 +1,21 @@
 # tests: Check suites, end-to-end scripts, fixtures.  Module suites keep
 # their lists in tests/<module>.mk.
+
+check_PROGRAMS += tests/test_instance
+TESTS += tests/test_instance
+tests_test_instance_SOURCES = tests/test_instance.c
+tests_test_instance_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
+tests_test_instance_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
+
+# End-to-end tests: the real binary on real fixture trees.
+TESTS += tests/e2e/build_bench.sh
+EXTRA_DIST += tests/e2e/lib.sh tests/e2e/build_bench.sh tests/fixtures
+
+# Self-benchmarks print figures; they are not pass/fail tests.
+EXTRA_DIST += tests/bench
+bench: all tests/bench/counter_overhead$(EXEEXT)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(top_srcdir)/tests/bench/run_all.sh
+.PHONY: bench
+
+include tests/measure.mk

@@ -16,13 +16,24 @@ int loader_check_elf(const char *path, pq_error *err)
 		return pq_fail_errno(err, PQ_ELOAD, "%s", path);
 	Elf64_Ehdr eh;
 	ssize_t n = read(fd, &eh, sizeof eh);
+	int interp = 0;
+	/* A PIE executable is ET_DYN too; its PT_INTERP gives it away. */
+	if (n == (ssize_t)sizeof eh && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 4096) {
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
+				break;
+			if (ph.p_type == PT_INTERP)
+				interp = 1;
+		}
+	}
 	close(fd);
 	if (n < (ssize_t)EI_NIDENT || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
 		return pq_fail(err, PQ_ELOAD, "%s: not an ELF file", path);
 	if (n < (ssize_t)sizeof eh || eh.e_ident[EI_CLASS] != ELFCLASS64)
 		return pq_fail(err, PQ_ELOAD, "%s: not a 64-bit ELF object", path);
-	if (eh.e_type != ET_DYN)
-		return pq_fail(err, PQ_ELOAD, "%s: not a shared object (ELF type %u)", path, eh.e_type);
+	if (eh.e_type != ET_DYN || interp)
+		return pq_fail(err, PQ_ELOAD, "%s: not a shared object (an executable)", path);
 #if defined(__x86_64__)
 	if (eh.e_machine != EM_X86_64)
 		return pq_fail(err, PQ_ELOAD, "%s: built for another machine (e_machine %u)", path, eh.e_machine);

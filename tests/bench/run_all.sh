@@ -1,0 +1,17 @@
+#!/bin/sh
+# run_all: pqprof's self-benchmarks, printed as figures (`make bench`).
+set -eu
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+export top_srcdir top_builddir
+echo "== counter read overhead per backend =="
+"$top_builddir/tests/bench/counter_overhead"
+echo
+echo "== repeatability of pqprof bench =="
+sh "$top_srcdir/tests/bench/bench_spread.sh"
+for extra in "$top_srcdir"/tests/bench/bench_*.sh; do
+	case "$extra" in */bench_spread.sh) continue ;; esac
+	echo
+	echo "== $(basename "$extra" .sh) =="
+	sh "$extra"
+done

@@ -1,0 +1,229 @@
+/*
+ * test_instance: source-tree classification, flag handling and shim text.
+ * Builds small trees in a temporary directory, so every rule of what is
+ * kept and left out is pinned by a test that can fail.
+ */
+#include "config.h"
+#include "instance/builder.h"
+#include "instance/shim.h"
+#include "instance/tree_scan.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[256];
+
+static void put(const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	char *slash = strrchr(p, '/');
+	*slash = '\0';
+	mkdir(p, 0755);
+	*slash = '/';
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void setup(void)
+{
+	snprintf(root, sizeof root, "/tmp/pqprof-test-tree.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static const struct tree_file *find(const struct tree_scan *ts, const char *rel)
+{
+	for (int i = 0; i < ts->nfiles; i++)
+		if (strcmp(ts->files[i].rel, rel) == 0)
+			return &ts->files[i];
+	return NULL;
+}
+
+START_TEST(main_detection)
+{
+	ck_assert(source_defines_main("int main(void) { return 0; }"));
+	ck_assert(source_defines_main("int\nmain (int argc, char **argv)\n{\n}"));
+	ck_assert(!source_defines_main("/* int main(void) { } */ int f(void) { return 0; }"));
+	ck_assert(!source_defines_main("const char *s = \"main() {\";"));
+	ck_assert(!source_defines_main("int main(void);"));
+	ck_assert(!source_defines_main("int domain(void) { return 1; }"));
+	ck_assert(!source_defines_main("#define main(x) foo(x) {"));
+	ck_assert(source_defines_function("int randombytes(unsigned char *x, unsigned long long n) { return 0; }",
+	                                  "randombytes"));
+}
+END_TEST
+
+START_TEST(included_sources)
+{
+	char names[4][256];
+	int n = source_included_sources("#include \"a.h\"\n#include \"sub/frag.c\"\n# include \"b.c\"\n", names, 4);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(names[0], "frag.c");
+	ck_assert_str_eq(names[1], "b.c");
+}
+END_TEST
+
+START_TEST(nist_tree)
+{
+	put("api.h", "#define CRYPTO_BYTES 10\nint crypto_sign_keypair(unsigned char *pk, unsigned char *sk);\n");
+	put("sign.c", "#include \"api.h\"\nint crypto_sign_keypair(unsigned char *pk, unsigned char *sk) { return 0; }\n");
+	put("rng.c", "int randombytes(unsigned char *x, unsigned long long n) { return 0; }\n");
+	put("PQCgenKAT_sign.c", "int main(void) { return 0; }\n");
+	put("bench.c", "int main(void) { return 0; }\n");
+	put("tests/t.c", "int helper(void) { return 0; }\n");
+	put("params/p.h", "#define P 1\n");
+	struct tree_scan ts;
+	pq_error err = { 0 };
+	ck_assert_int_eq(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_int_eq(ts.api, TREE_API_NIST);
+	ck_assert_int_eq(ts.kind, TREE_KIND_SIG);
+	ck_assert(ts.api_h_declares);
+	ck_assert(find(&ts, "sign.c")->keep);
+	ck_assert(!find(&ts, "rng.c")->keep);
+	ck_assert(!find(&ts, "PQCgenKAT_sign.c")->keep);
+	ck_assert(!find(&ts, "bench.c")->keep);
+	ck_assert_ptr_nonnull(strstr(find(&ts, "bench.c")->reason, "main"));
+	ck_assert_ptr_null(find(&ts, "tests/t.c"));
+	int has_params = 0;
+	for (int i = 0; i < ts.nincdirs; i++)
+		has_params |= strcmp(ts.incdirs[i], "params") == 0;
+	ck_assert(has_params);
+	tree_scan_free(&ts);
+}
+END_TEST
+
+START_TEST(ngcc_wins_over_nist)
+{
+	put("api.h", "#define CRYPTO_BYTES 10\n");
+	put("SIG_AlgorithmInstance.h", "#define ALGORITHM_INSTANCE \"X\"\n");
+	put("drng.h", "typedef struct { unsigned char V[55]; } DRNG_ctx;\n");
+	put("drng.c", "#include \"drng.h\"\nint init_random_number(DRNG_ctx *d, const unsigned char *s, unsigned long long n) { return 0; }\n");
+	put("KAT_SIG.c", "#include \"drng.h\"\nDRNG_ctx drng_algorithm;\nint main(void) { return 0; }\n");
+	put("rng.c", "int randombytes(unsigned char *x, unsigned long long n) { return 0; }\n");
+	put("wrap.c", "extern DRNG_ctx drng_algorithm;\nint w(void) { return 0; }\n");
+	put("frag.c", "static int t[2];\n");
+	put("user.c", "#include \"frag.c\"\nint u(void) { return t[0]; }\n");
+	struct tree_scan ts;
+	pq_error err = { 0 };
+	ck_assert_int_eq(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_int_eq(ts.api, TREE_API_NGCC);
+	ck_assert(ts.nist_in_ngcc);
+	ck_assert_str_eq(ts.drng_header, "drng.h");
+	ck_assert(ts.has_init_random_number);
+	ck_assert(!ts.defines_drng_object);        /* only the left-out driver defines it */
+	ck_assert(find(&ts, "rng.c")->keep);       /* in NGCC trees rng.c may be the scheme's */
+	ck_assert(!find(&ts, "KAT_SIG.c")->keep);
+	ck_assert(!find(&ts, "frag.c")->keep);
+	ck_assert_ptr_nonnull(strstr(find(&ts, "frag.c")->reason, "user.c"));
+	tree_scan_free(&ts);
+	/* Forcing NIST on the same tree uses api.h */
+	ck_assert_int_eq(tree_scan_dir(root, TREE_API_NIST, &ts, &err), 0);
+	ck_assert_int_eq(ts.api, TREE_API_NIST);
+	ck_assert(!find(&ts, "rng.c")->keep);
+	tree_scan_free(&ts);
+}
+END_TEST
+
+START_TEST(not_a_tree)
+{
+	put("readme.txt", "nothing here\n");
+	put("x.c", "int x;\n");
+	struct tree_scan ts;
+	pq_error err = { 0 };
+	ck_assert_int_lt(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a submission tree"));
+	ck_assert_int_lt(tree_scan_dir("/nonexistent/dir", TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/dir"));
+	put("api.h", "#define CRYPTO_BYTES 1\n");
+	ck_assert_int_lt(tree_scan_dir(root, TREE_API_NGCC, &ts, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "--api ngcc"));
+}
+END_TEST
+
+START_TEST(kem_detection)
+{
+	put("api.h", "#define CRYPTO_CIPHERTEXTBYTES 10\nint crypto_kem_keypair(unsigned char *pk, unsigned char *sk);\n");
+	put("kem.c", "int crypto_kem_keypair(unsigned char *pk, unsigned char *sk) { return 0; }\n");
+	struct tree_scan ts;
+	pq_error err = { 0 };
+	ck_assert_int_eq(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_int_eq(ts.kind, TREE_KIND_KEM);
+	tree_scan_free(&ts);
+}
+END_TEST
+
+START_TEST(words_and_profiles)
+{
+	char **w;
+	int n;
+	ck_assert_int_eq(split_words("  -O3 -DX='a b' \"-I/x y\"  ", &w, &n), 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_str_eq(w[0], "-O3");
+	ck_assert_str_eq(w[1], "-DX=a b");
+	ck_assert_str_eq(w[2], "-I/x y");
+	free_words(w, n);
+	ck_assert_str_eq(flag_profile_find("reference")->cflags, "-std=c99 -O2");
+	ck_assert_str_eq(flag_profile_find("performance")->cflags, "-O3 -march=native -flto");
+	ck_assert_str_eq(flag_profile_find("resource")->cflags, "-Os");
+	ck_assert_str_eq(flag_profile_find("harness-default")->cflags, "-O2");
+	ck_assert_ptr_null(flag_profile_find("fast"));
+}
+END_TEST
+
+START_TEST(shim_text)
+{
+	put("api.h", "#define CRYPTO_BYTES 10\n");
+	put("s.c", "int f(void) { return 0; }\n");
+	struct tree_scan ts;
+	pq_error err = { 0 };
+	ck_assert_int_eq(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct shim_meta meta = { "cc 1", "reference", "-O2 \"q\"", "kept: s.c\n", "fallback" };
+	ck_assert_int_eq(shim_write(f, &ts, &meta, &err), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "#include \"api.h\""));
+	ck_assert_ptr_nonnull(strstr(buf, "int randombytes("));
+	ck_assert_ptr_nonnull(strstr(buf, "crypto_sign_open(scratch"));
+	ck_assert_ptr_nonnull(strstr(buf, "-O2 \\\"q\\\""));
+	ck_assert_ptr_nonnull(strstr(buf, "int crypto_sign_keypair(")); /* api.h lacks prototypes */
+	ck_assert_ptr_nonnull(strstr(pq_abi_header_text, "struct pqprof_instance"));
+	free(buf);
+	tree_scan_free(&ts);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("instance");
+	TCase *tc = tcase_create("tree");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, main_detection);
+	tcase_add_test(tc, included_sources);
+	tcase_add_test(tc, nist_tree);
+	tcase_add_test(tc, ngcc_wins_over_nist);
+	tcase_add_test(tc, not_a_tree);
+	tcase_add_test(tc, kem_detection);
+	tcase_add_test(tc, words_and_profiles);
+	tcase_add_test(tc, shim_text);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
