@@ -19,3 +19,7 @@ bench: all tests/bench/counter_overhead$(EXEEXT)
 .PHONY: bench
 
 include tests/measure.mk
+include tests/kat.mk
+include tests/memory.mk
+include tests/profile_symbols.mk
+include tests/profile_sampling.mk

@@ -1,1 +1,3 @@
-# campaign module: sources and tests.
+# campaign: scheme descriptors, orchestration, state and resume.
+libpqprof_a_SOURCES += \
+	src/campaign/scheme_desc.c src/campaign/scheme_desc.h

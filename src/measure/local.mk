@@ -1,1 +1,6 @@
 # measure module: sources and tests.
+libpqprof_a_SOURCES += \
+	src/measure/counter.c src/measure/counter.h \
+	src/measure/stats.c src/measure/stats.h \
+	src/measure/calibrate.c src/measure/calibrate.h \
+	src/measure/env.c src/measure/env.h

@@ -1,1 +1,14 @@
 # profile module: sources and tests.
+# symbolizer (profile) and elf_size (measure, listed here to keep
+# src/measure/local.mk to its owner).
+libpqprof_a_SOURCES += \
+	src/profile/symbolizer.c src/profile/symbolizer.h \
+	src/measure/elf_size.c src/measure/elf_size.h
+# sampling, unwinding, function groups, uprobe call counts, and the runner
+# jobs "profile" and "count" (pulled into pqprof-runner from the library).
+libpqprof_a_SOURCES += \
+	src/profile/sampler.c src/profile/sampler.h \
+	src/profile/unwind.c src/profile/unwind.h \
+	src/profile/groups.c src/profile/groups.h \
+	src/profile/uprobe_count.c src/profile/uprobe_count.h \
+	src/profile/profile_job.c

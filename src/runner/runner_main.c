@@ -28,6 +28,11 @@ static volatile sig_atomic_t done_sent;
 static const struct runner_job jobs[] = {
 	{ "info", job_info },
 	{ "bench", job_bench },
+	{ "kat", job_kat },
+	{ "mem", job_mem },
+	{ "sizes", job_sizes },
+	{ "profile", job_profile },
+	{ "count", job_count },
 	{ NULL, NULL },
 };
 
@@ -83,6 +88,11 @@ void runner_op_end(enum pq_op op, int announce)
 	current_op = -1;
 	if (announce)
 		runner_emit(json_pack("{s:s, s:s}", "ev", "end", "op", pq_op_name(op)));
+}
+
+int runner_result_fd(void)
+{
+	return result_fd;
 }
 
 int runner_current_op(void)

@@ -1,0 +1,1 @@
+../nist/fors.h

@@ -1,0 +1,1 @@
+../nist/hash.h

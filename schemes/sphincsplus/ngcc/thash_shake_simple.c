@@ -1,0 +1,1 @@
+../nist/thash_shake_simple.c

@@ -1,0 +1,1 @@
+../nist/utils.c

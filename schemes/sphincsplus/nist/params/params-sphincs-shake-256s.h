@@ -1,0 +1,20 @@
+/* SPHINCS+ round 3.1 parameter set shake-256s (simple): the six numbers
+ * that define the instance; params.h derives everything else. */
+#ifndef SPX_PARAMS_SET_H
+#define SPX_PARAMS_SET_H
+
+#define SPX_PARAM_NAME "shake-256s"
+
+/* Hash output length in bytes (security parameter n). */
+#define SPX_N 32
+/* Height of the hypertree. */
+#define SPX_FULL_HEIGHT 64
+/* Number of subtree layers. */
+#define SPX_D 8
+/* FORS tree height and number of FORS trees. */
+#define SPX_FORS_HEIGHT 14
+#define SPX_FORS_TREES 22
+/* Winternitz parameter. */
+#define SPX_WOTS_W 16
+
+#endif

@@ -1,0 +1,247 @@
+/* scheme_desc: strict reader for scheme.json; see scheme_desc.h. */
+#include "config.h"
+#include "campaign/scheme_desc.h"
+#include "core/atomic_file.h"
+#include "instance/builder.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define DESC_MAX_BYTES (4u << 20)
+
+static int copy_str(pq_error *err, const char *path, const char *where, json_t *v, char *out, size_t len,
+                    int required)
+{
+	if (!v) {
+		if (required)
+			return pq_fail(err, PQ_EINPUT, "%s: %s is missing", path, where);
+		out[0] = '\0';
+		return 0;
+	}
+	if (!json_is_string(v))
+		return pq_fail(err, PQ_EINPUT, "%s: %s must be a string", path, where);
+	const char *s = json_string_value(v);
+	if (strlen(s) >= len)
+		return pq_fail(err, PQ_EINPUT, "%s: %s is longer than %zu characters", path, where, len - 1);
+	snprintf(out, len, "%s", s);
+	return 0;
+}
+
+static int resolve(const char *dir, const char *rel, char *out, size_t len)
+{
+	if (!rel[0]) {
+		out[0] = '\0';
+		return 0;
+	}
+	char tmp[PATH_MAX * 2];
+	if (rel[0] == '/')
+		snprintf(tmp, sizeof tmp, "%s", rel);
+	else
+		snprintf(tmp, sizeof tmp, "%s/%s", dir, rel);
+	char real[PATH_MAX];
+	snprintf(out, len, "%s", realpath(tmp, real) ? real : tmp);
+	return 0;
+}
+
+static int string_list(pq_error *err, const char *path, const char *where, json_t *arr, char **out, int max,
+                       int *n)
+{
+	*n = 0;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return pq_fail(err, PQ_EINPUT, "%s: %s must be an array of strings", path, where);
+	if ((int)json_array_size(arr) > max)
+		return pq_fail(err, PQ_EINPUT, "%s: %s has more than %d entries", path, where, max);
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v) {
+		if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) > 512)
+			return pq_fail(err, PQ_EINPUT, "%s: %s[%zu] must be a non-empty string", path, where, i);
+		out[(*n)++] = strdup(json_string_value(v));
+	}
+	return 0;
+}
+
+static int parse_instance(json_t *o, int idx, const char *path, const char *dir, struct desc_instance *in,
+                          pq_error *err)
+{
+	char w[64], field[96], tree[PATH_MAX] = "", vec[PATH_MAX] = "", man[PATH_MAX] = "";
+	snprintf(w, sizeof w, "instances[%d]", idx);
+	if (!json_is_object(o))
+		return pq_fail(err, PQ_EINPUT, "%s: %s must be an object", path, w);
+	const char *known[] = { "name", "tree", "api", "defines", "cflags", "vectors", "manifest", "slow", NULL };
+	const char *key;
+	json_t *v;
+	json_object_foreach(o, key, v) {
+		int ok = 0;
+		for (int k = 0; known[k]; k++)
+			ok |= strcmp(known[k], key) == 0;
+		if (!ok)
+			return pq_fail(err, PQ_EINPUT, "%s: %s: unknown key '%s'", path, w, key);
+	}
+	int r;
+	snprintf(field, sizeof field, "%s.name", w);
+	if ((r = copy_str(err, path, field, json_object_get(o, "name"), in->name, sizeof in->name, 1)) < 0)
+		return r;
+	snprintf(field, sizeof field, "%s.tree", w);
+	if ((r = copy_str(err, path, field, json_object_get(o, "tree"), tree, sizeof tree, 1)) < 0)
+		return r;
+	snprintf(field, sizeof field, "%s.api", w);
+	if ((r = copy_str(err, path, field, json_object_get(o, "api"), in->api, sizeof in->api, 0)) < 0)
+		return r;
+	if (!in->api[0])
+		snprintf(in->api, sizeof in->api, "auto");
+	if (strcmp(in->api, "auto") && strcmp(in->api, "ngcc") && strcmp(in->api, "nist"))
+		return pq_fail(err, PQ_EINPUT, "%s: %s.api must be ngcc, nist or auto", path, w);
+	snprintf(field, sizeof field, "%s.cflags", w);
+	if ((r = copy_str(err, path, field, json_object_get(o, "cflags"), in->cflags, sizeof in->cflags, 0)) < 0)
+		return r;
+	snprintf(field, sizeof field, "%s.vectors", w);
+	if ((r = copy_str(err, path, field, json_object_get(o, "vectors"), vec, sizeof vec, 0)) < 0)
+		return r;
+	snprintf(field, sizeof field, "%s.manifest", w);
+	if ((r = copy_str(err, path, field, json_object_get(o, "manifest"), man, sizeof man, 0)) < 0)
+		return r;
+	snprintf(field, sizeof field, "%s.defines", w);
+	if ((r = string_list(err, path, field, json_object_get(o, "defines"), in->defines, DESC_MAX_DEFINES,
+	                     &in->ndefines)) < 0)
+		return r;
+	json_t *slow = json_object_get(o, "slow");
+	if (slow && !json_is_boolean(slow))
+		return pq_fail(err, PQ_EINPUT, "%s: %s.slow must be true or false", path, w);
+	in->slow = slow && json_is_true(slow);
+	resolve(dir, tree, in->tree, sizeof in->tree);
+	resolve(dir, vec, in->vectors, sizeof in->vectors);
+	resolve(dir, man, in->manifest, sizeof in->manifest);
+	struct stat sb;
+	if (stat(in->tree, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return pq_fail(err, PQ_EINPUT, "%s: %s.tree: %s is not a directory", path, w, in->tree);
+	return 0;
+}
+
+int scheme_desc_parse(const char *text, size_t len, const char *path, const char *dir,
+                      struct scheme_desc *d, pq_error *err)
+{
+	memset(d, 0, sizeof *d);
+	snprintf(d->path, sizeof d->path, "%s", path);
+	snprintf(d->dir, sizeof d->dir, "%s", dir);
+	json_error_t je;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return pq_fail(err, PQ_EINPUT, "%s:%d: %s", path, je.line, je.text);
+	int r = 0;
+	if (!json_is_object(root)) {
+		r = pq_fail(err, PQ_EINPUT, "%s: the descriptor must be a JSON object", path);
+		goto out;
+	}
+	if ((r = copy_str(err, path, "name", json_object_get(root, "name"), d->name, sizeof d->name, 1)) < 0 ||
+	    (r = copy_str(err, path, "title", json_object_get(root, "title"), d->title, sizeof d->title, 0)) < 0 ||
+	    (r = copy_str(err, path, "category", json_object_get(root, "category"), d->category,
+	                  sizeof d->category, 0)) < 0)
+		goto out;
+	if (!d->title[0])
+		snprintf(d->title, sizeof d->title, "%s", d->name);
+	if (!d->category[0])
+		snprintf(d->category, sizeof d->category, "digital signature");
+	json_t *insts = json_object_get(root, "instances");
+	if (!json_is_array(insts) || json_array_size(insts) == 0) {
+		r = pq_fail(err, PQ_EINPUT, "%s: 'instances' must be a non-empty array", path);
+		goto out;
+	}
+	if (json_array_size(insts) > DESC_MAX_INSTANCES) {
+		r = pq_fail(err, PQ_EINPUT, "%s: more than %d instances", path, DESC_MAX_INSTANCES);
+		goto out;
+	}
+	size_t i;
+	json_t *v;
+	json_array_foreach(insts, i, v) {
+		if ((r = parse_instance(v, (int)i, path, dir, &d->instances[i], err)) < 0)
+			goto out;
+		d->ninstances++;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(d->instances[k].name, d->instances[i].name) == 0) {
+				r = pq_fail(err, PQ_EINPUT, "%s: instance name '%s' appears twice", path, d->instances[i].name);
+				goto out;
+			}
+	}
+	if ((r = string_list(err, path, "profiles", json_object_get(root, "profiles"), d->profiles, DESC_MAX_PROFILES,
+	                     &d->nprofiles)) < 0)
+		goto out;
+	for (int k = 0; k < d->nprofiles; k++)
+		if (!flag_profile_find(d->profiles[k])) {
+			r = pq_fail(err, PQ_EINPUT, "%s: profiles: unknown flag profile '%s'", path, d->profiles[k]);
+			goto out;
+		}
+	json_t *groups = json_object_get(root, "groups");
+	if (groups && !json_is_object(groups)) {
+		r = pq_fail(err, PQ_EINPUT, "%s: 'groups' must be an object of glob lists", path);
+		goto out;
+	}
+	const char *gname;
+	json_object_foreach(groups, gname, v) {
+		if (d->ngroups >= DESC_MAX_GROUPS) {
+			r = pq_fail(err, PQ_EINPUT, "%s: more than %d groups", path, DESC_MAX_GROUPS);
+			goto out;
+		}
+		struct desc_group *g = &d->groups[d->ngroups];
+		if (strlen(gname) == 0 || strlen(gname) >= sizeof g->name) {
+			r = pq_fail(err, PQ_EINPUT, "%s: group name '%s' is empty or too long", path, gname);
+			goto out;
+		}
+		snprintf(g->name, sizeof g->name, "%s", gname);
+		char where[96];
+		snprintf(where, sizeof where, "groups.%s", gname);
+		d->ngroups++;
+		if ((r = string_list(err, path, where, v, g->globs, DESC_MAX_GLOBS, &g->nglobs)) < 0)
+			goto out;
+	}
+out:
+	json_decref(root);
+	if (r < 0)
+		scheme_desc_free(d);
+	return r;
+}
+
+int scheme_desc_read(const char *path, struct scheme_desc *d, pq_error *err)
+{
+	char file[PATH_MAX], real[PATH_MAX];
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s", path);
+	if (S_ISDIR(sb.st_mode))
+		snprintf(file, sizeof file, "%s/scheme.json", path);
+	else
+		snprintf(file, sizeof file, "%s", path);
+	if (!realpath(file, real))
+		return pq_fail_errno(err, PQ_EINPUT, "%s", file);
+	char *text = NULL;
+	size_t len = 0;
+	int r = read_whole_file(real, &text, &len, DESC_MAX_BYTES, err);
+	if (r < 0)
+		return r;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", real);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	r = scheme_desc_parse(text, len, real, dir, d, err);
+	free(text);
+	return r;
+}
+
+void scheme_desc_free(struct scheme_desc *d)
+{
+	for (int i = 0; i < d->ninstances; i++)
+		for (int k = 0; k < d->instances[i].ndefines; k++)
+			free(d->instances[i].defines[k]);
+	for (int k = 0; k < d->nprofiles; k++)
+		free(d->profiles[k]);
+	for (int g = 0; g < d->ngroups; g++)
+		for (int k = 0; k < d->groups[g].nglobs; k++)
+			free(d->groups[g].globs[k]);
+	d->ninstances = d->nprofiles = d->ngroups = 0;
+}

@@ -1,0 +1,61 @@
+/*
+ * scheme_desc: the scheme descriptor, schemes/<name>/scheme.json.  It says
+ * which instances a scheme has, where each instance's submission tree is and
+ * with which API and -D switches it builds, which flag profiles to measure,
+ * where its KAT vectors or manifest are, and which function groups the hash
+ * profile should report.  Paths inside are relative to the descriptor.
+ *
+ * Parsing is strict: a descriptor written by hand gets "FILE: instances[2]:
+ * 'tree' is missing" rather than a half-run campaign.
+ */
+#ifndef PQ_SCHEME_DESC_H
+#define PQ_SCHEME_DESC_H
+
+#include "core/pq_error.h"
+
+#define DESC_MAX_INSTANCES 64
+#define DESC_MAX_DEFINES 16
+#define DESC_MAX_GROUPS 16
+#define DESC_MAX_GLOBS 16
+#define DESC_MAX_PROFILES 8
+
+struct desc_instance {
+	char name[128];
+	char tree[4096];          /* absolute path of the submission tree */
+	char api[8];              /* "ngcc", "nist" or "auto" */
+	char *defines[DESC_MAX_DEFINES];
+	int ndefines;
+	char cflags[512];
+	char vectors[4096];       /* absolute path of a KAT file, or "" */
+	char manifest[4096];      /* absolute path of a kat.sha256, or "" */
+	int slow;                 /* marked slow: quick runs skip it */
+};
+
+struct desc_group {
+	char name[64];
+	char *globs[DESC_MAX_GLOBS];
+	int nglobs;
+};
+
+struct scheme_desc {
+	char path[4096];          /* the descriptor file */
+	char dir[4096];           /* its directory */
+	char name[128];
+	char title[256];
+	char category[128];       /* "digital signature", "key encapsulation" */
+	struct desc_instance instances[DESC_MAX_INSTANCES];
+	int ninstances;
+	char *profiles[DESC_MAX_PROFILES];
+	int nprofiles;
+	struct desc_group groups[DESC_MAX_GROUPS];
+	int ngroups;
+};
+
+/* Read `path` (a scheme.json, or a directory holding one). */
+int scheme_desc_read(const char *path, struct scheme_desc *d, pq_error *err);
+/* Parse descriptor text; `path` names it in errors, `dir` resolves paths. */
+int scheme_desc_parse(const char *text, size_t len, const char *path, const char *dir,
+                      struct scheme_desc *d, pq_error *err);
+void scheme_desc_free(struct scheme_desc *d);
+
+#endif

@@ -1,0 +1,87 @@
+/* pqprof kat: gate an instance on its known-answer tests. */
+#include "config.h"
+#include "cmd/commands.h"
+#include "cmd/cmd_common.h"
+#include "core/atomic_file.h"
+#include "core/options.h"
+#include "runner/bench.h"
+#include "runner/child.h"
+#include "runner/kat_gate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"pqprof kat LIB [--vectors FILE | --manifest kat.sha256] [--records N] [--timeout S]\n"
+	"               [--emit FILE] [--records-dir DIR] [--no-search]";
+
+int cmd_kat(int argc, char **argv)
+{
+	const char *vectors = NULL, *manifest = NULL, *emit = NULL, *dir = "records";
+	long records = 0;
+	double timeout = 900;
+	int help = 0, no_search = 0;
+	const struct option_spec specs[] = {
+		{ OPT_STRING, 0, "vectors", &vectors, "FILE", "expected KAT file (KAT_SIG_*.txt, PQCsignKAT_*.rsp, ...)" },
+		{ OPT_STRING, 0, "manifest", &manifest, "FILE", "kat.sha256 manifest instead of vectors" },
+		{ OPT_INT, 0, "records", &records, "N", "records to produce and compare (default: 10 NGCC, 100 NIST)" },
+		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit for the whole replay (default 900)" },
+		{ OPT_STRING, 0, "emit", &emit, "FILE", "write the vectors the instance produces" },
+		{ OPT_STRING, 0, "records-dir", &dir, "DIR", "where the KAT log and verdict record go (default ./records)" },
+		{ OPT_FLAG, 0, "no-search", &no_search, NULL, "do not look for the official vector file in the source tree" },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+	};
+	const char *pos[1];
+	pq_error err = { 0 };
+	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
+	if (help) {
+		options_usage(stdout, usage, specs);
+		return 0;
+	}
+	if (np < 0)
+		return cmd_fail("kat", &err);
+	if (np != 1 || records < 0 || (vectors && manifest)) {
+		options_usage(stderr, usage, specs);
+		return PQ_EUSAGE;
+	}
+	child_install_signal_forwarding();
+	json_t *desc = NULL;
+	pq_error derr = { 0 };
+	instance_describe(pos[0], &desc, &derr);  /* a load failure becomes LOADFAIL below */
+	const char *name = desc ? json_string_value(json_object_get(desc, "name")) : NULL;
+	char log[4096] = "", rec[4096] = "";
+	if (dir && *dir) {
+		if (make_dirs(dir, &err) < 0) {
+			json_decref(desc);
+			return cmd_fail("kat", &err);
+		}
+		char base[256];
+		cmd_safe_name(base, sizeof base, name ? name : pos[0]);
+		snprintf(log, sizeof log, "%s/%s.kat.log", dir, base);
+		snprintf(rec, sizeof rec, "%s/%s.kat.json", dir, base);
+	}
+	struct kat_gate_opts o = {
+		.lib = pos[0], .vectors = vectors, .manifest = manifest, .search_tree = !no_search,
+		.records = records, .timeout_s = timeout, .emit = emit, .log_path = log[0] ? log : NULL,
+		.record_path = rec[0] ? rec : NULL, .instance = desc,
+	};
+	struct kat_gate_result res;
+	int r = kat_gate_run(&o, &res, &err);
+	json_decref(desc);
+	if (r < 0)
+		return cmd_fail("kat", &err);
+	const struct kat_outcome *out = &res.outcome;
+	printf("RESULT %s %s%s%s\n", name ? name : pos[0], kat_verdict_name(out->verdict),
+	       out->reason[0] ? " " : "", out->reason);
+	if (out->record >= 0)
+		printf("first difference: record %ld%s%s\n", out->record, out->field[0] ? ", field " : "", out->field);
+	for (int i = 0; i < out->nnotes; i++)
+		printf("api deviation: %s\n", out->notes[i]);
+	if (res.expected[0])
+		printf("expected: %s\n", res.expected);
+	if (log[0])
+		printf("log: %s (sha256 %s)\n", log, res.log_sha256);
+	int code = kat_verdict_exit_code(out->verdict);
+	kat_gate_result_free(&res);
+	return code;
+}

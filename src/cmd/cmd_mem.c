@@ -1,0 +1,130 @@
+/* pqprof mem: static image, baseline/peak RSS, stack and heap per operation. */
+#include "config.h"
+#include "cmd/commands.h"
+#include "cmd/cmd_common.h"
+#include "core/atomic_file.h"
+#include "core/options.h"
+#include "measure/elf_size.h"
+#include "report/units.h"
+#include "runner/bench.h"
+#include "runner/child.h"
+#include "runner/mem_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"pqprof mem LIB [--op OP|all] [--stack-size BYTES] [--cpu N] [--timeout S] [--records DIR] [--json]";
+
+static double num(json_t *o, const char *path1, const char *path2)
+{
+	json_t *v = json_object_get(o, path1);
+	if (path2)
+		v = json_object_get(v, path2);
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+int cmd_mem(int argc, char **argv)
+{
+	const char *opname = "all", *dir = "records";
+	long stack = 0, cpu = -1;
+	double timeout = 300;
+	int json = 0, help = 0;
+	const struct option_spec specs[] = {
+		{ OPT_STRING, 0, "op", &opname, "OP", "operation, or all (default)" },
+		{ OPT_INT, 0, "stack-size", &stack, "BYTES", "stack the call runs on (default 64 MiB)" },
+		{ OPT_INT, 0, "cpu", &cpu, "N", "pin the runner" },
+		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 300)" },
+		{ OPT_STRING, 0, "records", &dir, "DIR", "write memory records here (default ./records)" },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print records as JSON" },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+	};
+	const char *pos[1];
+	pq_error err = { 0 };
+	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
+	if (help) {
+		options_usage(stdout, usage, specs);
+		return 0;
+	}
+	if (np < 0)
+		return cmd_fail("mem", &err);
+	if (np != 1) {
+		options_usage(stderr, usage, specs);
+		return PQ_EUSAGE;
+	}
+	child_install_signal_forwarding();
+	json_t *desc = NULL;
+	if (instance_describe(pos[0], &desc, &err) < 0)
+		return cmd_fail("mem", &err);
+	const char *name = json_string_value(json_object_get(desc, "name"));
+	struct elf_size es;
+	long long image = -1;
+	if (elf_size_analyze(pos[0], &es, &err) == 0) {
+		image = (long long)es.image_memsz;
+		elf_size_free(&es);
+	}
+	enum pq_op ops[PQ_OP_COUNT];
+	int nops = 0, kind = strcmp(json_string_value(json_object_get(desc, "kind")), "kem") == 0 ? 2 : 1;
+	if (strcmp(opname, "all") == 0) {
+		nops = pq_ops_for_kind(kind, ops);
+	} else if (pq_op_parse(opname) >= 0) {
+		ops[nops++] = (enum pq_op)pq_op_parse(opname);
+	} else {
+		json_decref(desc);
+		pq_fail(&err, PQ_EUSAGE, "--op: unknown operation '%s'", opname);
+		return cmd_fail("mem", &err);
+	}
+	if (dir && *dir && make_dirs(dir, &err) < 0) {
+		json_decref(desc);
+		return cmd_fail("mem", &err);
+	}
+	if (!json)
+		printf("%-28s %-8s %16s %14s %14s %12s %14s %8s\n", "instance", "op", "static ELF image", "baseline RSS",
+		       "peak RSS", "stack", "heap peak", "allocs");
+	int status = 0;
+	struct mem_run_opts mo = { .lib = pos[0], .stack_size = stack, .timeout_s = timeout, .cpu = (int)cpu };
+	for (int i = 0; i < nops; i++) {
+		json_t *rec = NULL;
+		pq_error merr = { 0 };
+		int r = mem_run_op(&mo, ops[i], &rec, &merr);
+		json_object_set(rec, "instance", desc);
+		json_object_set_new(rec, "static_image_bytes", json_integer(image));
+		if (dir && *dir) {
+			char path[4096];
+			cmd_record_path(path, sizeof path, dir, name, pq_op_name(ops[i]), ".mem.json");
+			cmd_write_json(path, rec, NULL);
+		}
+		if (r < 0) {
+			fprintf(stderr, "pqprof mem: %s: %s\n", pos[0], merr.msg);
+			status = pq_exit_code(merr.code);
+		} else if (json) {
+			char *s = json_dumps(rec, JSON_INDENT(2));
+			printf("%s\n", s);
+			free(s);
+		} else {
+			json_t *m = json_object_get(rec, "memory");
+			char base[32], peak[32], st[32], heap[32], allocs[32], img[32];
+			snprintf(img, sizeof img, image >= 0 ? "%lld" : "–", image);
+			fmt_kib(base, sizeof base, num(m, "baseline_rss", NULL));
+			fmt_kib(peak, sizeof peak, num(m, "peak_rss", NULL));
+			snprintf(st, sizeof st, "%.0f B", num(m, "stack", "used"));
+			json_t *h = json_object_get(m, "heap");
+			if (json_is_true(json_object_get(h, "available"))) {
+				fmt_kib(heap, sizeof heap, num(m, "heap", "peak_live_bytes"));
+				snprintf(allocs, sizeof allocs, "%.0f", num(m, "heap", "allocs"));
+			} else {
+				snprintf(heap, sizeof heap, "n/a");
+				snprintf(allocs, sizeof allocs, "n/a");
+			}
+			printf("%-28s %-8s %16s %14s %14s %12s %14s %8s\n", name, pq_op_name(ops[i]), img, base, peak, st,
+			       heap, allocs);
+		}
+		json_decref(rec);
+	}
+	if (!json)
+		printf("peak RSS is the runner's VmHWM around one call (runner, libc and page granularity included);\n"
+		       "stack is the high-water mark of the call on a painted stack; heap counts the call's own mallocs.\n");
+	json_decref(desc);
+	return status;
+}

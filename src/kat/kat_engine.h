@@ -1,0 +1,117 @@
+/*
+ * kat_engine: the known-answer flows, run inside the child runner process
+ * against one loaded instance, and the verdicts they lead to.
+ *  - NGCC KAT_SIG / KAT_KEM: SM3 seed DRNG ("seed" x16) and, for
+ *    signatures, message DRNG ("msg" x21 + "m"); per record the scheme's
+ *    drng_algorithm is re-seeded through inst->seed().
+ *  - NIST PQCgenKAT_sign / _kem: master AES-256 CTR_DRBG (entropy
+ *    0x00..0x2F); per record the scheme's randombytes() DRBG is
+ *    re-instantiated with the record's seed.
+ * Every buffer the scheme writes ends at a PROT_NONE guard page, with
+ * canaries before it and in the slack after it, checked after every call;
+ * declared lengths are checked too.  After the records, API deviation
+ * checks run (keygen ignoring the DRNG, verify accepting altered
+ * signatures or messages, KEM dec accepting an altered ciphertext).
+ * The engine writes the produced vector file and returns an outcome; the
+ * comparison with published vectors (kat_judge*) is separate so the parent
+ * can do it.  TIMEOUT, CRASH and LOADFAIL are mostly decided by the parent;
+ * this header only names them.
+ *
+ * Process-wide state, on purpose: randombytes() has no user pointer, so
+ * the CTR_DRBG behind the NIST rng callback is a static in the engine, and
+ * the SIGSEGV/SIGBUS handler finds the guard pages through a static table.
+ * So one kat_engine_run at a time per process (the runner runs one job).
+ */
+#ifndef PQ_KAT_ENGINE_H
+#define PQ_KAT_ENGINE_H
+
+#include <stddef.h>
+
+#include "core/pq_error.h"
+#include "instance/pqprof_abi.h"
+#include "kat/kat_file.h"
+#include "kat/manifest.h"
+
+enum kat_verdict {
+	KAT_PASS = 0,
+	KAT_MISMATCH = 1,
+	KAT_NOKAT = 2,       /* ran fine, nothing to compare against */
+	KAT_TIMEOUT = 3,
+	KAT_CRASH = 4,
+	KAT_CRYPTOFAIL = 5,  /* non-zero return, own signature rejected, ss differ, unsound verify */
+	KAT_OVERFLOW = 6,    /* wrote outside a buffer or claimed more than declared */
+	KAT_LOADFAIL = 7,
+};
+#define KAT_VERDICT_COUNT 8
+
+const char *kat_verdict_name(enum kat_verdict v);   /* "PASS", ... */
+int kat_verdict_parse(const char *name);            /* enum value or -1 */
+
+#define KAT_NOTES_MAX 8
+#define KAT_NOTE_LEN 200
+
+struct kat_outcome {
+	enum kat_verdict verdict;
+	char reason[320];             /* one line; "" on PASS */
+	long record;                  /* first failing/differing record, -1 = none */
+	char field[KAT_FIELD_NAME_MAX]; /* field or buffer name, "" = none */
+	size_t records_done;          /* records fully produced */
+	int nnotes;
+	char notes[KAT_NOTES_MAX][KAT_NOTE_LEN]; /* API deviations, one line each */
+};
+
+void kat_outcome_init(struct kat_outcome *o);
+/* Append a note (silently dropped past KAT_NOTES_MAX). */
+void kat_outcome_note(struct kat_outcome *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Text form, one "key value" per line: verdict, record, field,
+ * records_done, reason, then one "note" line each.  kat_outcome_write_fd
+ * is async-signal-safe (the guard-page handler uses it).
+ */
+int kat_outcome_write_fd(int fd, const struct kat_outcome *o);
+int kat_outcome_parse(const char *buf, size_t len, struct kat_outcome *o, pq_error *err);
+
+struct kat_engine_opts {
+	size_t records;          /* 0 = 10 for NGCC, 100 for NIST */
+	const char *emit_path;   /* write the produced vector file here (atomically); NULL = no */
+	int outcome_fd;          /* fault path writes the outcome here; -1 = nowhere */
+	int overflow_exit;       /* _exit status after a guard-page hit; 0 = KAT_ENGINE_OVERFLOW_EXIT */
+	int no_deviation_checks;
+	int no_fault_handler;    /* leave SIGSEGV/SIGBUS alone (guard hits then crash) */
+	/* Called before each scheme call with its name and record; NULL = none. */
+	void (*op_hook)(const char *op, long record);
+};
+#define KAT_ENGINE_OVERFLOW_EXIT 70
+
+void kat_engine_opts_init(struct kat_engine_opts *o);   /* records 0, outcome_fd -1 */
+
+/* Vector file name the official generator would write for this instance. */
+int kat_engine_file_name(const struct pqprof_instance *inst, char *buf, size_t n);
+
+/*
+ * Run the flow that matches inst->api and inst->kind.  Fills *out with
+ * PASS (nothing wrong seen yet: compare with kat_judge), CRYPTOFAIL,
+ * OVERFLOW or LOADFAIL (unusable descriptor).  produced (may be NULL)
+ * receives the vectors; it must be freed with kat_file_free.
+ * Returns 0 when *out is meaningful, negative on harness errors (out of
+ * memory, mmap failure, emit file not writable).
+ * A write into a guard page does not return: the outcome goes to
+ * opts->outcome_fd and the process _exits with opts->overflow_exit.
+ */
+int kat_engine_run(const struct pqprof_instance *inst, const struct kat_engine_opts *opts,
+                   struct kat_outcome *out, struct kat_file *produced, pq_error *err);
+
+/*
+ * Judge an engine outcome against published vectors.  Only a PASS outcome
+ * is re-judged: expected NULL -> NOKAT; differing -> MISMATCH with the
+ * first differing record and field.
+ */
+void kat_judge(const struct kat_file *expected, const struct kat_file *produced,
+               const struct kat_compare_opts *copts, struct kat_outcome *out);
+/* Same against a manifest entry, with the produced file's text. */
+int kat_judge_manifest(const struct manifest_entry *e, const char *produced_text, size_t len,
+                       struct kat_outcome *out, pq_error *err);
+
+#endif

@@ -1,0 +1,350 @@
+/* kat_gate: run, judge and record the KAT gate; see kat_gate.h. */
+#include "config.h"
+#include "runner/kat_gate.h"
+#include "runner/bench.h"
+#include "runner/child.h"
+#include "core/atomic_file.h"
+#include "kat/kat_file.h"
+#include "kat/manifest.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int kat_verdict_exit_code(enum kat_verdict v)
+{
+	return v == KAT_PASS ? 0 : 20 + (int)v;
+}
+
+json_t *kat_outcome_to_json(const struct kat_outcome *o)
+{
+	json_t *notes = json_array();
+	for (int i = 0; i < o->nnotes; i++)
+		json_array_append_new(notes, json_string(o->notes[i]));
+	json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:I, s:o}", "verdict", kat_verdict_name(o->verdict),
+	                      "reason", o->reason, "record", (json_int_t)o->record, "field", o->field,
+	                      "records_done", (json_int_t)o->records_done, "notes", notes);
+	return j;
+}
+
+static void outcome_from_json(json_t *j, struct kat_outcome *o)
+{
+	kat_outcome_init(o);
+	int v = kat_verdict_parse(json_string_value(json_object_get(j, "verdict")) ?: "");
+	o->verdict = v < 0 ? KAT_CRASH : (enum kat_verdict)v;
+	snprintf(o->reason, sizeof o->reason, "%s", json_string_value(json_object_get(j, "reason")) ?: "");
+	o->record = (long)json_integer_value(json_object_get(j, "record"));
+	snprintf(o->field, sizeof o->field, "%s", json_string_value(json_object_get(j, "field")) ?: "");
+	o->records_done = (size_t)json_integer_value(json_object_get(j, "records_done"));
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(j, "notes"), i, n)
+		kat_outcome_note(o, "%s", json_string_value(n));
+}
+
+static void set_verdict(struct kat_outcome *o, enum kat_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_verdict(struct kat_outcome *o, enum kat_verdict v, const char *fmt, ...)
+{
+	o->verdict = v;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(o->reason, sizeof o->reason, fmt, ap);
+	va_end(ap);
+}
+
+static int sha256_file(const char *path, char hex[65])
+{
+	char *text = NULL;
+	size_t len = 0;
+	hex[0] = '\0';
+	if (read_whole_file(path, &text, &len, 0, NULL) < 0)
+		return -1;
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	EVP_Digest(text, len, md, &mdlen, EVP_sha256(), NULL);
+	free(text);
+	for (int i = 0; i < 32; i++)
+		sprintf(hex + 2 * i, "%02x", md[i]);
+	return 0;
+}
+
+/* Depth-limited search of the submission tree for the official file name. */
+static int find_file(const char *dir, const char *name, int depth, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int found = 0;
+	char sub[PATH_MAX];
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+		struct stat sb;
+		if (stat(sub, &sb) != 0)
+			continue;
+		if (S_ISREG(sb.st_mode) && strcmp(de->d_name, name) == 0) {
+			snprintf(out, len, "%s", sub);
+			found = 1;
+		} else if (S_ISDIR(sb.st_mode) && depth > 0) {
+			found = find_file(sub, name, depth - 1, out, len);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* Last op/record the runner reported, for reasons like "in sign, record 3". */
+static void where_it_was(const struct child_result *cr, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	const char *op = NULL;
+	long rec = -1;
+	size_t i;
+	json_t *ev;
+	json_array_foreach(cr->events, i, ev) {
+		const char *k = json_string_value(json_object_get(ev, "ev"));
+		if (k && strcmp(k, "kat_at") == 0) {
+			op = json_string_value(json_object_get(ev, "op"));
+			rec = (long)json_integer_value(json_object_get(ev, "record"));
+		}
+	}
+	if (op && rec >= 0)
+		snprintf(buf, len, " in %s, record %ld", op, rec);
+	else if (op)
+		snprintf(buf, len, " in %s", op);
+}
+
+static const char *event_string(const struct child_result *cr, const char *ev_name, const char *key)
+{
+	size_t i;
+	json_t *ev;
+	json_array_foreach(cr->events, i, ev) {
+		const char *k = json_string_value(json_object_get(ev, "ev"));
+		if (k && strcmp(k, ev_name) == 0)
+			return json_string_value(json_object_get(ev, key));
+	}
+	return NULL;
+}
+
+static void verdict_from_child(const struct child_result *cr, const char *outcome_path, struct kat_outcome *o)
+{
+	char where[96];
+	where_it_was(cr, where, sizeof where);
+	const char *load = event_string(cr, "error", "kind");
+	if (load && strcmp(load, "load") == 0) {
+		set_verdict(o, KAT_LOADFAIL, "%s", event_string(cr, "error", "msg"));
+		return;
+	}
+	switch (cr->end) {
+	case CHILD_TIMEOUT:
+		set_verdict(o, KAT_TIMEOUT, "no verdict within the %.0f s limit%s%s", cr->wall_s, where,
+		            cr->killed_hard ? " (SIGTERM ignored; killed)" : "");
+		return;
+	case CHILD_SIGNALED:
+		set_verdict(o, KAT_CRASH, "killed by SIG%s%s", sigabbrev_np(cr->signo) ?: "?", where);
+		return;
+	case CHILD_EXIT_IN_OP:
+	case CHILD_EXITED_EARLY:
+		if (cr->exit_code == KAT_ENGINE_OVERFLOW_EXIT) {
+			char *text = NULL;
+			size_t len = 0;
+			if (read_whole_file(outcome_path, &text, &len, 1u << 20, NULL) == 0 &&
+			    kat_outcome_parse(text, len, o, NULL) == 0) {
+				free(text);
+				return;
+			}
+			free(text);
+			set_verdict(o, KAT_OVERFLOW, "write into a guard page%s", where);
+			return;
+		}
+		set_verdict(o, KAT_CRASH, "scheme called exit(%d)%s", cr->exit_code, where);
+		return;
+	case CHILD_FAILED:
+		set_verdict(o, KAT_CRASH, "runner failed: %s", event_string(cr, "error", "msg") ?: "unknown error");
+		return;
+	default:
+		set_verdict(o, KAT_CRASH, "runner could not start");
+	}
+}
+
+static void judge(const struct kat_gate_opts *o, const char *produced_path, const char *official,
+                  const char *source_dir, struct kat_gate_result *res)
+{
+	struct kat_outcome *out = &res->outcome;
+	char *text = NULL;
+	size_t len = 0;
+	pq_error err = { 0 };
+	if (read_whole_file(produced_path, &text, &len, 0, &err) < 0) {
+		set_verdict(out, KAT_CRASH, "produced vectors missing: %s", err.msg);
+		return;
+	}
+	const char *vectors = o->vectors;
+	char found[PATH_MAX];
+	if (!vectors && !o->manifest && o->search_tree && source_dir && official &&
+	    find_file(source_dir, official, 4, found, sizeof found))
+		vectors = found;
+	if (o->manifest) {
+		snprintf(res->expected, sizeof res->expected, "%s", o->manifest);
+		struct manifest m;
+		if (manifest_read(o->manifest, &m, &err) < 0) {
+			set_verdict(out, KAT_NOKAT, "manifest unusable: %s", err.msg);
+		} else {
+			const struct manifest_entry *e = official ? manifest_find(&m, NULL, official) : NULL;
+			if (!e)
+				set_verdict(out, KAT_NOKAT, "%s has no entry for %s", o->manifest, official ? official : "?");
+			else if (kat_judge_manifest(e, text, len, out, &err) < 0)
+				set_verdict(out, KAT_NOKAT, "manifest check failed: %s", err.msg);
+			manifest_free(&m);
+		}
+	} else if (vectors) {
+		snprintf(res->expected, sizeof res->expected, "%s", vectors);
+		struct kat_file exp, prod;
+		memset(&exp, 0, sizeof exp);
+		memset(&prod, 0, sizeof prod);
+		if (kat_file_read(vectors, NULL, &exp, &err) < 0) {
+			set_verdict(out, KAT_MISMATCH, "expected vectors unreadable: %s", err.msg);
+		} else if (kat_file_parse(text, len, produced_path, NULL, &prod, &err) < 0) {
+			set_verdict(out, KAT_CRASH, "produced vectors unreadable: %s", err.msg);
+		} else {
+			struct kat_compare_opts co = { .max_records = o->records > 0 ? (size_t)o->records : 0 };
+			kat_judge(&exp, &prod, &co, out);
+		}
+		kat_file_free(&exp);
+		kat_file_free(&prod);
+	} else {
+		kat_judge(NULL, NULL, NULL, out);
+		if (official)
+			snprintf(out->reason, sizeof out->reason, "no vector file %s%s%s and no manifest given", official,
+			         source_dir ? " in " : "", source_dir ? source_dir : "");
+	}
+	free(text);
+}
+
+static void write_log(const struct kat_gate_opts *o, struct kat_gate_result *res, json_t *desc,
+                      const struct child_result *cr)
+{
+	const struct kat_outcome *out = &res->outcome;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fprintf(f, "pqprof %s kat log\n", PACKAGE_VERSION);
+	fprintf(f, "instance: %s\n", json_string_value(json_object_get(desc, "name")) ?: "?");
+	fprintf(f, "library: %s\n", o->lib);
+	fprintf(f, "api: %s %s\n", json_string_value(json_object_get(desc, "api")) ?: "?",
+	        json_string_value(json_object_get(desc, "kind")) ?: "?");
+	fprintf(f, "build: %s / %s\n", json_string_value(json_object_get(desc, "profile")) ?: "?",
+	        json_string_value(json_object_get(desc, "cflags")) ?: "?");
+	fprintf(f, "expected: %s\n", res->expected[0] ? res->expected : "(none)");
+	fprintf(f, "produced sha256: %s\n", res->produced_sha256[0] ? res->produced_sha256 : "(none)");
+	fprintf(f, "records produced: %zu\n", out->records_done);
+	if (cr) {
+		char why[512];
+		child_describe(cr, why, sizeof why);
+		fprintf(f, "runner: %s (%.2f s)\n", why, cr->wall_s);
+		if (cr->output_total)
+			fprintf(f, "scheme output: %zu bytes, first %zu follow\n%.*s\n", cr->output_total, cr->output_len,
+			        (int)cr->output_len, cr->output);
+	}
+	for (int i = 0; i < out->nnotes; i++)
+		fprintf(f, "note: %s\n", out->notes[i]);
+	if (out->record >= 0)
+		fprintf(f, "first difference: record %ld%s%s\n", out->record, out->field[0] ? ", field " : "", out->field);
+	fprintf(f, "RESULT %s %s %s\n", json_string_value(json_object_get(desc, "name")) ?: "?",
+	        kat_verdict_name(out->verdict), out->reason);
+	fclose(f);
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL);
+	for (int i = 0; i < 32; i++)
+		sprintf(res->log_sha256 + 2 * i, "%02x", md[i]);
+	if (o->log_path)
+		atomic_write(o->log_path, buf, len, NULL);
+	free(buf);
+}
+
+int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_error *err)
+{
+	memset(res, 0, sizeof *res);
+	kat_outcome_init(&res->outcome);
+	json_t *desc = o->instance ? json_incref(o->instance) : NULL;
+	pq_error derr = { 0 };
+	if (!desc && instance_describe(o->lib, &desc, &derr) < 0) {
+		set_verdict(&res->outcome, KAT_LOADFAIL, "%s", derr.msg);
+		desc = json_pack("{s:s}", "library", o->lib);
+	}
+	char tmpdir[] = "/tmp/pqprof-kat.XXXXXX";
+	if (!mkdtemp(tmpdir)) {
+		json_decref(desc);
+		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary directory");
+	}
+	char produced[PATH_MAX], outcome[PATH_MAX];
+	snprintf(produced, sizeof produced, "%s/produced", tmpdir);
+	snprintf(outcome, sizeof outcome, "%s/outcome", tmpdir);
+	struct child_result cr;
+	int have_child = 0;
+	if (res->outcome.verdict != KAT_LOADFAIL) {
+		char recs[32];
+		snprintf(recs, sizeof recs, "%ld", o->records);
+		const char *args[] = { "--records", recs, "--emit", produced, "--outcome", outcome, NULL };
+		struct child_spec cs = {
+			.job = "kat", .lib = o->lib, .args = args, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 900,
+			.cpu = -1, .as_limit = o->as_limit,
+		};
+		if (child_run(&cs, &cr, err) < 0) {
+			json_decref(desc);
+			return -PQ_EIO;
+		}
+		have_child = 1;
+		const char *official = event_string(&cr, "kat_file", "name");
+		if (cr.end == CHILD_OK) {
+			outcome_from_json(json_object_get(cr.done, "outcome"), &res->outcome);
+			sha256_file(produced, res->produced_sha256);
+			if (res->outcome.verdict == KAT_PASS)
+				judge(o, produced, official, json_string_value(json_object_get(desc, "source_dir")), res);
+			if (o->emit) {
+				char *text = NULL;
+				size_t len = 0;
+				if (read_whole_file(produced, &text, &len, 0, err) < 0 || atomic_write(o->emit, text, len, err) < 0)
+					fprintf(stderr, "pqprof kat: %s\n", err->msg);
+				free(text);
+			}
+		} else {
+			verdict_from_child(&cr, outcome, &res->outcome);
+		}
+	}
+	write_log(o, res, desc, have_child ? &cr : NULL);
+	res->record = json_pack("{s:s, s:O, s:o, s:s, s:s, s:s}", "schema", "pqprof.kat/1", "instance", desc,
+	                        "outcome", kat_outcome_to_json(&res->outcome), "expected", res->expected,
+	                        "log_sha256", res->log_sha256, "produced_sha256", res->produced_sha256);
+	if (o->log_path)
+		json_object_set_new(res->record, "log", json_string(o->log_path));
+	if (o->record_path) {
+		char *t = json_dumps(res->record, JSON_INDENT(2) | JSON_SORT_KEYS);
+		if (t)
+			atomic_write(o->record_path, t, strlen(t), NULL);
+		free(t);
+	}
+	if (have_child)
+		child_result_free(&cr);
+	json_decref(desc);
+	unlink(produced);
+	unlink(outcome);
+	rmdir(tmpdir);
+	return 0;
+}
+
+void kat_gate_result_free(struct kat_gate_result *res)
+{
+	json_decref(res->record);
+	res->record = NULL;
+}

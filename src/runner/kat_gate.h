@@ -1,0 +1,49 @@
+/*
+ * kat_gate: the parent side of `pqprof kat`.  Runs the KAT replay in a
+ * runner child with a time limit, turns however the child ended into a
+ * verdict (TIMEOUT, CRASH with the signal, OVERFLOW from a guard page,
+ * LOADFAIL), judges the vectors the instance produced against the expected
+ * file or manifest entry (PASS, MISMATCH with the first differing record
+ * and field, NOKAT), and writes the KAT log and verdict record whatever
+ * happened.
+ */
+#ifndef PQ_KAT_GATE_H
+#define PQ_KAT_GATE_H
+
+#include <jansson.h>
+
+#include "core/pq_error.h"
+#include "kat/kat_engine.h"
+
+struct kat_gate_opts {
+	const char *lib;
+	const char *vectors;      /* expected KAT file, or NULL */
+	const char *manifest;     /* kat.sha256, or NULL */
+	int search_tree;          /* look for the official file in the source tree when neither is given */
+	long records;             /* 0 = the flavour's default */
+	double timeout_s;         /* default 900 */
+	const char *emit;         /* copy the produced vectors here, or NULL */
+	const char *log_path;     /* KAT log (text), or NULL */
+	const char *record_path;  /* verdict record (JSON), or NULL */
+	json_t *instance;         /* descriptor (borrowed) or NULL: described here */
+	unsigned long long as_limit;
+};
+
+struct kat_gate_result {
+	struct kat_outcome outcome;
+	char expected[4096];      /* the file or manifest used, "" if none */
+	char log_sha256[65];      /* of the KAT log written */
+	char produced_sha256[65];
+	json_t *record;           /* verdict record (new reference) */
+};
+
+/* 0 when a verdict was reached (whatever it is); < 0 on harness errors. */
+int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_error *err);
+void kat_gate_result_free(struct kat_gate_result *res);
+
+json_t *kat_outcome_to_json(const struct kat_outcome *o);
+
+/* Exit status of `pqprof kat` for a verdict: 0 for PASS, 20 + verdict otherwise. */
+int kat_verdict_exit_code(enum kat_verdict v);
+
+#endif

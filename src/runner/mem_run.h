@@ -1,0 +1,34 @@
+/*
+ * mem_run: the parent side of `pqprof mem` and `pqprof sizes`.  Each
+ * operation's memory is measured in a fresh runner child (so its baseline
+ * and peak belong to it alone); sizes are sampled in one child over many
+ * seeds.  Both return records, and a one-line reason when the scheme
+ * misbehaved (out of memory, stack overflow, crash).  Static memory comes
+ * from the library file itself (elf_size).
+ */
+#ifndef PQ_MEM_RUN_H
+#define PQ_MEM_RUN_H
+
+#include <jansson.h>
+
+#include "core/pq_error.h"
+#include "runner/op_ctx.h"
+
+struct mem_run_opts {
+	const char *lib;
+	long stack_size;           /* 0 = default (64 MiB) */
+	double timeout_s;          /* default 300 */
+	unsigned long long as_limit;  /* default 8 GiB */
+	int cpu;
+};
+
+/* Measure one operation.  *record gets a record even when the scheme failed. */
+int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_error *err);
+
+/* Declared vs produced sizes over `runs` seeds, with the size audit. */
+int sizes_run(const struct mem_run_opts *o, long runs, json_t **record, pq_error *err);
+
+/* The audit lines of a sizes record: "signature: produced up to 100 bytes, declared 96 (error)". */
+int sizes_audit(json_t *sizes_record, char lines[][256], int max);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * trace_format: the constants and byte-level encodings of the .pqt sample
+ * trace, shared by trace_writer.c and trace_reader.c so the two cannot
+ * drift apart.  doc/trace-format.md is the prose description of the same
+ * thing.  Not an API for other modules: they use trace_writer.h and
+ * trace_reader.h.
+ */
+#ifndef PQ_TRACE_FORMAT_H
+#define PQ_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Uncompressed preamble: "PQPT", u16 major, u16 minor (little-endian). */
+#define TRACE_MAGIC "PQPT"
+#define TRACE_PREAMBLE_LEN 8
+#define TRACE_VERSION_MAJOR 1
+#define TRACE_VERSION_MINOR 0
+
+/* Record types.  Frame 0 holds exactly one HEADER record. */
+enum trace_rec_type {
+	TRACE_REC_HEADER = 1,
+	TRACE_REC_MMAP = 2,
+	TRACE_REC_STACK_DEF = 3,
+	TRACE_REC_SAMPLE = 4,
+	TRACE_REC_OP_BEGIN = 5,
+	TRACE_REC_OP_END = 6,
+	TRACE_REC_LOST = 7,
+	TRACE_REC_END = 8,
+};
+#define TRACE_REC_TYPE_MAX 8
+
+/*
+ * Limits.  The writer never exceeds them; the reader refuses anything
+ * beyond them, which bounds its memory on hostile input.
+ */
+#define TRACE_MAX_FRAME_CONTENT (4u << 20)  /* decompressed bytes per frame */
+#define TRACE_MAX_STACK 1024                /* frames per stack */
+#define TRACE_MAX_BUILD_ID 20
+#define TRACE_MAX_STRING 4096               /* paths and op names */
+#define TRACE_MAX_HEADER (1u << 20)         /* JSON header text */
+
+/* Writer defaults: a frame is closed after this much data or time. */
+#define TRACE_DEFAULT_FRAME_BYTES (256u << 10)
+#define TRACE_DEFAULT_FRAME_RECORDS 16384u
+#define TRACE_DEFAULT_FRAME_MS 250u
+#define TRACE_DEFAULT_LEVEL 3
+
+/* zstd frame magic (little-endian on disk) and the skippable-frame range. */
+#define TRACE_ZSTD_MAGIC 0xFD2FB528u
+#define TRACE_ZSTD_SKIPPABLE_MASK 0xFFFFFFF0u
+#define TRACE_ZSTD_SKIPPABLE 0x184D2A50u
+
+#define TRACE_VARINT_MAX 10  /* bytes in the longest LEB128 u64 */
+
+static inline uint64_t trace_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t trace_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Append v as unsigned LEB128 at p (room for TRACE_VARINT_MAX); returns bytes. */
+static inline size_t trace_put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/*
+ * Decode a LEB128 u64 from [*p, end).  Returns 0 and advances *p, or -1 on
+ * a varint that runs past end, is longer than 10 bytes, or overflows 64
+ * bits.
+ */
+static inline int trace_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	const uint8_t *q = *p;
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		if (q == end)
+			return -1;
+		uint8_t b = *q++;
+		if (shift == 63 && (b & 0x7e))
+			return -1;  /* bits beyond 64 */
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*p = q;
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static inline uint16_t trace_get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t trace_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+#endif

@@ -1,0 +1,539 @@
+/*
+ * trace_writer: encodes records into a frame buffer (varints, delta
+ * addresses, a per-frame table of stacks already seen) and writes each
+ * full frame as one checksummed zstd frame.  See trace_writer.h for the
+ * contract and doc/trace-format.md for the bytes.
+ */
+#include "config.h"
+#include "trace/trace_writer.h"
+#include "trace/trace_format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+/* Largest record: a STACK_DEF of TRACE_MAX_STACK frames, or an MMAP. */
+#define REC_SCRATCH (32 + TRACE_VARINT_MAX * (TRACE_MAX_STACK + 4) + TRACE_MAX_STRING)
+
+struct stack_entry {
+	uint64_t hash;
+	size_t off;   /* into ips[] */
+	uint32_t n;
+};
+
+struct trace_writer {
+	int fd;
+	char path[4096];
+	ZSTD_CCtx *cctx;
+	struct trace_writer_opts opts;
+
+	uint8_t *buf;       /* current frame, uncompressed */
+	size_t len, cap;
+	uint8_t *zbuf;
+	size_t zcap;
+	unsigned frame_records;
+	uint64_t frame_start_ms;
+
+	/* Encoding state; reset at every frame boundary. */
+	uint64_t prev_time;
+	uint64_t prev_first_ip;
+	uint32_t *slots;    /* open addressing: stack index + 1, 0 = empty */
+	size_t nslots;
+	struct stack_entry *stacks;
+	size_t nstacks, capstacks;
+	uint64_t *ips;
+	size_t nips, capips;
+
+	uint8_t rec[REC_SCRATCH];
+	struct trace_write_stats st;
+	int failed;
+	pq_error err;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int wfail(trace_writer *w, int code, const char *what)
+{
+	if (!w->failed) {
+		w->failed = code;
+		pq_fail(&w->err, code, "%s: %s", w->path, what);
+	}
+	return -code;
+}
+
+static int wfail_errno(trace_writer *w, const char *what)
+{
+	if (!w->failed) {
+		w->failed = PQ_EIO;
+		pq_fail_errno(&w->err, PQ_EIO, "%s: %s", w->path, what);
+	}
+	return -PQ_EIO;
+}
+
+static int write_all(trace_writer *w, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t k = write(w->fd, b, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return wfail_errno(w, "write failed");
+		}
+		b += k;
+		n -= (size_t)k;
+		w->st.bytes += (uint64_t)k;
+	}
+	return 0;
+}
+
+static void reset_encoding(trace_writer *w)
+{
+	w->prev_time = 0;
+	w->prev_first_ip = 0;
+	w->nstacks = 0;
+	w->nips = 0;
+	if (w->slots)
+		memset(w->slots, 0, w->nslots * sizeof *w->slots);
+	w->len = 0;
+	w->frame_records = 0;
+}
+
+int trace_writer_flush(trace_writer *w)
+{
+	if (w->failed)
+		return -w->failed;
+	if (w->len == 0)
+		return 0;
+	size_t bound = ZSTD_compressBound(w->len);
+	if (bound > w->zcap) {
+		uint8_t *nz = realloc(w->zbuf, bound);
+		if (!nz)
+			return wfail(w, PQ_ENOMEM, "out of memory");
+		w->zbuf = nz;
+		w->zcap = bound;
+	}
+	size_t z = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->buf, w->len);
+	if (ZSTD_isError(z))
+		return wfail(w, PQ_EINTERNAL, ZSTD_getErrorName(z));
+	int r = write_all(w, w->zbuf, z);
+	if (r < 0)
+		return r;
+	w->st.frames++;
+	w->st.raw_bytes += w->len;
+	reset_encoding(w);
+	return 0;
+}
+
+/* Close the frame first if adding up to need bytes would overfill it. */
+static int maybe_flush(trace_writer *w, size_t need)
+{
+	if (w->failed)
+		return -w->failed;
+	if (w->len == 0)
+		return 0;
+	if (w->len + need > w->opts.frame_bytes || w->frame_records >= w->opts.frame_records ||
+	    now_ms() - w->frame_start_ms >= w->opts.frame_ms)
+		return trace_writer_flush(w);
+	return 0;
+}
+
+/* Append one record: type, payload length, payload from w->rec. */
+static int emit(trace_writer *w, unsigned type, size_t plen)
+{
+	size_t need = w->len + 2 * TRACE_VARINT_MAX + plen;
+	if (need > w->cap) {
+		size_t ncap = w->cap ? w->cap : 4096;
+		while (ncap < need)
+			ncap *= 2;
+		uint8_t *nb = realloc(w->buf, ncap);
+		if (!nb)
+			return wfail(w, PQ_ENOMEM, "out of memory");
+		w->buf = nb;
+		w->cap = ncap;
+	}
+	if (w->len == 0)
+		w->frame_start_ms = now_ms();
+	w->len += trace_put_varint(w->buf + w->len, type);
+	w->len += trace_put_varint(w->buf + w->len, plen);
+	memcpy(w->buf + w->len, w->rec, plen);
+	w->len += plen;
+	w->frame_records++;
+	w->st.records++;
+	return 0;
+}
+
+static size_t put_bytes(uint8_t *p, const void *s, size_t n)
+{
+	size_t k = trace_put_varint(p, n);
+	if (n)
+		memcpy(p + k, s, n);
+	return k + n;
+}
+
+static size_t clamp_strlen(const char *s)
+{
+	return s ? strnlen(s, TRACE_MAX_STRING) : 0;
+}
+
+static uint64_t hash_stack(const uint64_t *ips, int n)
+{
+	uint64_t h = 0x84222325cbf29ce4ull ^ (uint64_t)n;
+	for (int i = 0; i < n; i++) {
+		h ^= ips[i];
+		h *= 0x9E3779B97F4A7C15ull;
+		h ^= h >> 31;
+	}
+	return h;
+}
+
+static int grow_slots(trace_writer *w)
+{
+	size_t ns = w->nslots ? w->nslots * 2 : 1024;
+	uint32_t *s = calloc(ns, sizeof *s);
+	if (!s)
+		return wfail(w, PQ_ENOMEM, "out of memory");
+	for (size_t i = 0; i < w->nstacks; i++) {
+		size_t j = w->stacks[i].hash & (ns - 1);
+		while (s[j])
+			j = (j + 1) & (ns - 1);
+		s[j] = (uint32_t)(i + 1);
+	}
+	free(w->slots);
+	w->slots = s;
+	w->nslots = ns;
+	return 0;
+}
+
+/* Find ips in this frame's stack table; -1 if absent, or the id. */
+static long find_stack(const trace_writer *w, const uint64_t *ips, int n, uint64_t h)
+{
+	if (!w->nslots)
+		return -1;
+	for (size_t j = h & (w->nslots - 1); w->slots[j]; j = (j + 1) & (w->nslots - 1)) {
+		const struct stack_entry *e = &w->stacks[w->slots[j] - 1];
+		if (e->hash == h && e->n == (uint32_t)n &&
+		    (n == 0 || memcmp(w->ips + e->off, ips, (size_t)n * sizeof *ips) == 0))
+			return (long)(w->slots[j] - 1);
+	}
+	return -1;
+}
+
+static long add_stack(trace_writer *w, const uint64_t *ips, int n, uint64_t h)
+{
+	if ((w->nstacks + 1) * 2 > w->nslots && grow_slots(w) < 0)
+		return -1;
+	if (w->nstacks == w->capstacks) {
+		size_t nc = w->capstacks ? w->capstacks * 2 : 256;
+		struct stack_entry *ns = realloc(w->stacks, nc * sizeof *ns);
+		if (!ns)
+			return wfail(w, PQ_ENOMEM, "out of memory"), -1;
+		w->stacks = ns;
+		w->capstacks = nc;
+	}
+	if (w->nips + (size_t)n > w->capips) {
+		size_t nc = w->capips ? w->capips : 4096;
+		while (nc < w->nips + (size_t)n)
+			nc *= 2;
+		uint64_t *ni = realloc(w->ips, nc * sizeof *ni);
+		if (!ni)
+			return wfail(w, PQ_ENOMEM, "out of memory"), -1;
+		w->ips = ni;
+		w->capips = nc;
+	}
+	struct stack_entry *e = &w->stacks[w->nstacks];
+	e->hash = h;
+	e->off = w->nips;
+	e->n = (uint32_t)n;
+	if (n)
+		memcpy(w->ips + w->nips, ips, (size_t)n * sizeof *ips);
+	w->nips += (size_t)n;
+	size_t j = h & (w->nslots - 1);
+	while (w->slots[j])
+		j = (j + 1) & (w->nslots - 1);
+	w->slots[j] = (uint32_t)(w->nstacks + 1);
+	return (long)w->nstacks++;
+}
+
+static int emit_stack_def(trace_writer *w, uint64_t id, const uint64_t *ips, int n)
+{
+	size_t p = 0;
+	p += trace_put_varint(w->rec + p, id);
+	p += trace_put_varint(w->rec + p, (uint64_t)n);
+	for (int i = 0; i < n; i++) {
+		uint64_t base = i == 0 ? w->prev_first_ip : ips[i - 1];
+		p += trace_put_varint(w->rec + p, trace_zigzag((int64_t)(ips[i] - base)));
+	}
+	if (n)
+		w->prev_first_ip = ips[0];
+	w->st.stack_defs++;
+	return emit(w, TRACE_REC_STACK_DEF, p);
+}
+
+int trace_write_sample(trace_writer *w, uint64_t op, uint64_t weight, uint64_t time,
+                       const uint64_t *ips, int n)
+{
+	if (w->failed)
+		return -w->failed;
+	if (n < 0 || n > TRACE_MAX_STACK || (n > 0 && !ips))
+		return wfail(w, PQ_EINTERNAL, "sample stack depth out of range");
+	int r = maybe_flush(w, 8 * TRACE_VARINT_MAX + (size_t)n * TRACE_VARINT_MAX);
+	if (r < 0)
+		return r;
+	uint64_t h = hash_stack(ips, n);
+	long id = find_stack(w, ips, n, h);
+	if (id < 0) {
+		id = add_stack(w, ips, n, h);
+		if (id < 0)
+			return -w->failed;
+		r = emit_stack_def(w, (uint64_t)id, ips, n);
+		if (r < 0)
+			return r;
+	}
+	size_t p = 0;
+	p += trace_put_varint(w->rec + p, op);
+	p += trace_put_varint(w->rec + p, weight);
+	p += trace_put_varint(w->rec + p, trace_zigzag((int64_t)(time - w->prev_time)));
+	p += trace_put_varint(w->rec + p, (uint64_t)id);
+	w->prev_time = time;
+	w->st.samples++;
+	return emit(w, TRACE_REC_SAMPLE, p);
+}
+
+int trace_write_mmap(trace_writer *w, uint64_t start, uint64_t len, uint64_t pgoff,
+                     const uint8_t *build_id, size_t build_id_len, const char *path)
+{
+	if (w->failed)
+		return -w->failed;
+	if (build_id_len > TRACE_MAX_BUILD_ID || (build_id_len && !build_id))
+		return wfail(w, PQ_EINTERNAL, "build id longer than 20 bytes");
+	size_t plen = clamp_strlen(path);
+	int r = maybe_flush(w, 64 + build_id_len + plen);
+	if (r < 0)
+		return r;
+	size_t p = 0;
+	p += trace_put_varint(w->rec + p, start);
+	p += trace_put_varint(w->rec + p, len);
+	p += trace_put_varint(w->rec + p, pgoff);
+	p += put_bytes(w->rec + p, build_id, build_id_len);
+	p += put_bytes(w->rec + p, path, plen);
+	return emit(w, TRACE_REC_MMAP, p);
+}
+
+static int write_op(trace_writer *w, unsigned type, uint64_t op, const char *name,
+                    uint64_t iteration, uint64_t time)
+{
+	if (w->failed)
+		return -w->failed;
+	size_t nlen = clamp_strlen(name);
+	int r = maybe_flush(w, 64 + nlen);
+	if (r < 0)
+		return r;
+	size_t p = 0;
+	p += trace_put_varint(w->rec + p, op);
+	p += trace_put_varint(w->rec + p, iteration);
+	p += trace_put_varint(w->rec + p, trace_zigzag((int64_t)(time - w->prev_time)));
+	p += put_bytes(w->rec + p, name, nlen);
+	w->prev_time = time;
+	return emit(w, type, p);
+}
+
+int trace_write_op_begin(trace_writer *w, uint64_t op, const char *name,
+                         uint64_t iteration, uint64_t time)
+{
+	return write_op(w, TRACE_REC_OP_BEGIN, op, name, iteration, time);
+}
+
+int trace_write_op_end(trace_writer *w, uint64_t op, const char *name,
+                       uint64_t iteration, uint64_t time)
+{
+	return write_op(w, TRACE_REC_OP_END, op, name, iteration, time);
+}
+
+int trace_write_lost(trace_writer *w, uint64_t count)
+{
+	if (w->failed)
+		return -w->failed;
+	int r = maybe_flush(w, 32);
+	if (r < 0)
+		return r;
+	size_t p = trace_put_varint(w->rec, count);
+	return emit(w, TRACE_REC_LOST, p);
+}
+
+void trace_writer_stats(const trace_writer *w, struct trace_write_stats *st)
+{
+	*st = w->st;
+	st->bytes_per_sample = st->samples ? (double)st->bytes / (double)st->samples : 0.0;
+}
+
+const pq_error *trace_writer_error(const trace_writer *w)
+{
+	return w->failed ? &w->err : NULL;
+}
+
+static void writer_free(trace_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	ZSTD_freeCCtx(w->cctx);
+	free(w->buf);
+	free(w->zbuf);
+	free(w->slots);
+	free(w->stacks);
+	free(w->ips);
+	free(w);
+}
+
+static void set_opts(struct trace_writer_opts *o, const struct trace_writer_opts *in)
+{
+	if (in)
+		*o = *in;
+	else
+		memset(o, 0, sizeof *o);
+	if (!o->frame_bytes)
+		o->frame_bytes = TRACE_DEFAULT_FRAME_BYTES;
+	if (o->frame_bytes > TRACE_MAX_FRAME_CONTENT / 2)
+		o->frame_bytes = TRACE_MAX_FRAME_CONTENT / 2;
+	if (!o->frame_records)
+		o->frame_records = TRACE_DEFAULT_FRAME_RECORDS;
+	if (!o->frame_ms)
+		o->frame_ms = TRACE_DEFAULT_FRAME_MS;
+	if (!o->level)
+		o->level = TRACE_DEFAULT_LEVEL;
+}
+
+static int write_header(trace_writer *w, const json_t *header, pq_error *err)
+{
+	char *text = json_dumps(header, JSON_COMPACT);
+	if (!text)
+		return pq_fail(err, PQ_ENOMEM, "%s: cannot serialise the header", w->path);
+	size_t tlen = strlen(text);
+	if (tlen > TRACE_MAX_HEADER) {
+		free(text);
+		return pq_fail(err, PQ_EINPUT, "%s: header JSON is %zu bytes (limit %u)",
+		               w->path, tlen, TRACE_MAX_HEADER);
+	}
+	static const char creator[] = "pqprof " PACKAGE_VERSION;
+	uint8_t pre[TRACE_VARINT_MAX + sizeof creator];
+	size_t plen = put_bytes(pre, creator, sizeof creator - 1);
+	size_t rlen = plen + tlen;
+	uint8_t *b = malloc(2 * TRACE_VARINT_MAX + rlen);
+	if (!b) {
+		free(text);
+		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", w->path);
+	}
+	size_t n = trace_put_varint(b, TRACE_REC_HEADER);
+	n += trace_put_varint(b + n, rlen);
+	memcpy(b + n, pre, plen);
+	memcpy(b + n + plen, text, tlen);
+	free(text);
+	free(w->buf);
+	w->buf = b;
+	w->cap = 2 * TRACE_VARINT_MAX + rlen;
+	w->len = n + rlen;
+	w->st.records++;
+	int r = trace_writer_flush(w);
+	if (r < 0) {
+		*err = w->err;
+		return r;
+	}
+	return 0;
+}
+
+trace_writer *trace_writer_open_opts(const char *path, const json_t *header,
+                                     const struct trace_writer_opts *opts, pq_error *err)
+{
+	if (!header || !json_is_object(header)) {
+		pq_fail(err, PQ_EINTERNAL, "%s: trace header must be a JSON object", path);
+		return NULL;
+	}
+	if (strlen(path) >= sizeof ((trace_writer *)0)->path) {
+		pq_fail(err, PQ_EINPUT, "%s: path too long", path);
+		return NULL;
+	}
+	trace_writer *w = calloc(1, sizeof *w);
+	if (!w) {
+		pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	w->fd = -1;
+	snprintf(w->path, sizeof w->path, "%s", path);
+	set_opts(&w->opts, opts);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->cctx ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->opts.level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
+		pq_fail(err, PQ_EINTERNAL, "%s: cannot set up zstd", path);
+		writer_free(w);
+		return NULL;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (w->fd < 0) {
+		pq_fail_errno(err, PQ_EIO, "%s: cannot create", path);
+		writer_free(w);
+		return NULL;
+	}
+	uint8_t pre[TRACE_PREAMBLE_LEN];
+	memcpy(pre, TRACE_MAGIC, 4);
+	pre[4] = TRACE_VERSION_MAJOR & 0xff;
+	pre[5] = TRACE_VERSION_MAJOR >> 8;
+	pre[6] = TRACE_VERSION_MINOR & 0xff;
+	pre[7] = TRACE_VERSION_MINOR >> 8;
+	if (write_all(w, pre, sizeof pre) < 0 || write_header(w, header, err) < 0) {
+		if (w->failed)
+			*err = w->err;
+		writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+trace_writer *trace_writer_open(const char *path, const json_t *header, pq_error *err)
+{
+	return trace_writer_open_opts(path, header, NULL, err);
+}
+
+int trace_writer_close(trace_writer *w, int complete, struct trace_write_stats *stats,
+                       pq_error *err)
+{
+	int r = 0;
+	if (complete && !w->failed) {
+		/* Totals let the reader notice a frame that went missing. */
+		uint64_t records = w->st.records;
+		r = maybe_flush(w, 32);
+		if (r == 0) {
+			size_t p = trace_put_varint(w->rec, w->st.samples);
+			p += trace_put_varint(w->rec + p, records);
+			r = emit(w, TRACE_REC_END, p);
+		}
+	}
+	if (r == 0)
+		r = trace_writer_flush(w);
+	if (r == 0 && fsync(w->fd) != 0 && errno != EINVAL)
+		r = wfail_errno(w, "fsync failed");
+	if (w->fd >= 0) {
+		if (close(w->fd) != 0 && r == 0)
+			r = wfail_errno(w, "close failed");
+		w->fd = -1;
+	}
+	if (stats)
+		trace_writer_stats(w, stats);
+	if (w->failed) {
+		if (err)
+			*err = w->err;
+		r = -w->failed;
+	}
+	writer_free(w);
+	return r;
+}

@@ -1,0 +1,213 @@
+/*
+ * fuzz_trace: libFuzzer harness for the .pqt reader (src/trace/).
+ *
+ * An input that starts with "PQPT" is read as a whole trace file.  Any
+ * other input is a raw record stream: the harness wraps it in a valid
+ * container (preamble, header frame, and one checksummed zstd frame per
+ * piece, pieces separated by the 4 bytes "FRM!"), so mutations reach the
+ * record decoder instead of dying at the zstd checksum.
+ *
+ *   clang -fsanitize=fuzzer,address -Isrc -I. tests/fuzz/fuzz_trace.c \
+ *     src/trace/trace_reader.c src/core/pq_error.c src/core/atomic_file.c \
+ *     -lzstd -ljansson -o fuzz_trace
+ *   ./fuzz_trace tests/fuzz/corpus/trace
+ *
+ * Built with -DPQ_FUZZ_STANDALONE it has its own main() that replays
+ * files or directories (default: $top_srcdir/tests/fuzz/corpus/trace),
+ * which is how "make check" runs the seed corpus.  Not a unit test of
+ * the format's meaning: it only asks that nothing crashes, leaks or
+ * reads out of bounds.
+ */
+#include "config.h"
+#include "trace/trace_format.h"
+#include "trace/trace_reader.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#define FRAME_SEP "FRM!"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Wrap a raw record stream into a trace container; NULL on failure. */
+static uint8_t *wrap_records(const uint8_t *data, size_t size, size_t *out_len)
+{
+	static const char header[] = "\x01\x0f\x04" "fuzz" "{\"fuzz\":1}";
+	size_t cap = TRACE_PREAMBLE_LEN + ZSTD_compressBound(sizeof header);
+	size_t pieces = 1;
+	for (size_t i = 0; i + 4 <= size; i++)
+		if (memcmp(data + i, FRAME_SEP, 4) == 0)
+			pieces++;
+	cap += ZSTD_compressBound(size) + pieces * 32;
+	/* One context for the whole run: creating one per input is slow under ASan. */
+	static ZSTD_CCtx *c;
+	if (!c) {
+		c = ZSTD_createCCtx();
+		if (!c)
+			return NULL;
+		ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 1);
+	}
+	uint8_t *out = malloc(cap);
+	if (!out)
+		goto fail;
+	memcpy(out, "PQPT\x01\x00\x00\x00", TRACE_PREAMBLE_LEN);
+	size_t n = TRACE_PREAMBLE_LEN;
+	size_t z = ZSTD_compress2(c, out + n, cap - n, header, sizeof header - 1);
+	if (ZSTD_isError(z))
+		goto fail;
+	n += z;
+	size_t start = 0;
+	for (size_t i = 0; i <= size; i++) {
+		int sep = i + 4 <= size && memcmp(data + i, FRAME_SEP, 4) == 0;
+		if (!sep && i != size)
+			continue;
+		z = ZSTD_compress2(c, out + n, cap - n, data + start, i - start);
+		if (ZSTD_isError(z))
+			goto fail;
+		n += z;
+		start = i + 4;
+		i += 3;
+	}
+	*out_len = n;
+	return out;
+fail:
+	free(out);
+	return NULL;
+}
+
+/* Touch everything a record points at, so ASan sees any bad pointer. */
+static uint64_t consume(const struct trace_record *rec)
+{
+	uint64_t acc = rec->frame;
+	switch (rec->type) {
+	case TRACE_REC_STACK_DEF:
+		for (size_t i = 0; i < rec->u.stack.n; i++)
+			acc += rec->u.stack.ips[i];
+		break;
+	case TRACE_REC_SAMPLE:
+		for (size_t i = 0; i < rec->u.sample.n; i++)
+			acc += rec->u.sample.ips[i];
+		acc += rec->u.sample.op + rec->u.sample.time;
+		break;
+	case TRACE_REC_MMAP:
+		acc += strlen(rec->u.mmap.path) + rec->u.mmap.build_id_len;
+		for (size_t i = 0; i < rec->u.mmap.build_id_len; i++)
+			acc += rec->u.mmap.build_id[i];
+		break;
+	case TRACE_REC_OP_BEGIN:
+	case TRACE_REC_OP_END:
+		acc += strlen(rec->u.op.name);
+		break;
+	default:
+		break;
+	}
+	return acc;
+}
+
+static volatile uint64_t sink;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *wrapped = NULL;
+	if (size < 4 || memcmp(data, TRACE_MAGIC, 4) != 0) {
+		wrapped = wrap_records(data, size, &size);
+		if (!wrapped)
+			return 0;
+		data = wrapped;
+	}
+	trace_reader *r;
+	pq_error err;
+	pq_error_clear(&err);
+	/* Every failure must come with a message. */
+	if (trace_reader_open_mem(&r, data, size, "fuzz.pqt", &err) < 0) {
+		if (!err.msg[0])
+			abort();
+	} else {
+		struct trace_record rec;
+		uint64_t acc = 0;
+		int k;
+		while ((k = trace_reader_next(r, &rec, &err)) == 1)
+			acc += consume(&rec);
+		if (k < 0 && !err.msg[0])
+			abort();
+		pq_error_clear(&err);
+		if (trace_reader_check_complete(r, &err) < 0 && !err.msg[0])
+			abort();
+		struct trace_read_stats st;
+		trace_reader_stats(r, &st);
+		acc += st.records + json_object_size(trace_reader_header(r));
+		acc += strlen(trace_reader_creator(r));
+		sink = acc;
+		trace_reader_close(r);
+	}
+	free(wrapped);
+	return 0;
+}
+
+#ifdef PQ_FUZZ_STANDALONE
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include "core/atomic_file.h"
+
+static int replay_file(const char *path)
+{
+	char *buf;
+	size_t len;
+	pq_error err;
+	if (read_whole_file(path, &buf, &len, 64u << 20, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+	free(buf);
+	return 0;
+}
+
+static int replay(const char *path, int *count)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0) {
+		perror(path);
+		return 1;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		++*count;
+		return replay_file(path);
+	}
+	DIR *d = opendir(path);
+	if (!d) {
+		perror(path);
+		return 1;
+	}
+	int bad = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char sub[4096];
+		snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+		bad |= replay(sub, count);
+	}
+	closedir(d);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	char dflt[4096];
+	int bad = 0, count = 0;
+	if (argc < 2) {
+		const char *top = getenv("top_srcdir");
+		snprintf(dflt, sizeof dflt, "%s/tests/fuzz/corpus/trace", top ? top : ".");
+		bad = replay(dflt, &count);
+	}
+	for (int i = 1; i < argc; i++)
+		bad |= replay(argv[i], &count);
+	printf("fuzz_trace: replayed %d inputs\n", count);
+	return bad || count == 0;
+}
+#endif

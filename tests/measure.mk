@@ -1,0 +1,13 @@
+# measure module: Check suite and the counter self-benchmark.
+check_PROGRAMS += tests/test_measure
+TESTS += tests/test_measure
+tests_test_measure_SOURCES = tests/test_measure.c
+tests_test_measure_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
+tests_test_measure_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
+
+# Built on demand ("make bench"), never installed.
+EXTRA_PROGRAMS += tests/bench/counter_overhead
+tests_bench_counter_overhead_SOURCES = tests/bench/counter_overhead.c
+tests_bench_counter_overhead_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
+tests_bench_counter_overhead_LDADD = libpqprof.a $(DEP_LIBS)
+CLEANFILES += tests/bench/counter_overhead$(EXEEXT)
