@@ -26,7 +26,7 @@ if HAVE_CLANG
 FUZZ_TRACE_SRCS = tests/fuzz/fuzz_trace.c src/trace/trace_reader.c \
 	src/core/pq_error.c src/core/atomic_file.c
 fuzz-trace: $(FUZZ_TRACE_SRCS)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(AM_CPPFLAGS) $(ZSTD_CFLAGS) \
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(AM_CPPFLAGS) $(ZSTD_CFLAGS) \
 		$(JANSSON_CFLAGS) $(addprefix $(srcdir)/,$(FUZZ_TRACE_SRCS)) \
 		$(ZSTD_LIBS) $(JANSSON_LIBS) -o tests/fuzz/fuzz_trace
 CLEANFILES += tests/fuzz/fuzz_trace

@@ -56,7 +56,8 @@ int cmd_kat(int argc, char **argv)
 			return cmd_fail("kat", &err);
 		}
 		char base[256];
-		cmd_safe_name(base, sizeof base, name ? name : pos[0]);
+		const char *slash = strrchr(pos[0], '/');
+		cmd_safe_name(base, sizeof base, name ? name : slash ? slash + 1 : pos[0]);
 		snprintf(log, sizeof log, "%s/%s.kat.log", dir, base);
 		snprintf(rec, sizeof rec, "%s/%s.kat.json", dir, base);
 	}

@@ -8,6 +8,7 @@ const struct command pq_commands[] = {
 	{ "build", cmd_build, "compile a submission tree into an instance library" },
 	{ "info", cmd_info, "print an instance library's descriptor" },
 	{ "kat", cmd_kat, "gate an instance on its known-answer tests" },
+	{ "manifest", cmd_manifest, "write or check kat.sha256 manifest lines" },
 	{ "bench", cmd_bench, "time keygen / sign / verify with counters" },
 	{ "mem", cmd_mem, "static image, RSS, stack and heap per operation" },
 	{ "sizes", cmd_sizes, "declared vs produced sizes, size audit, sections and symbols" },

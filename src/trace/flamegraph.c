@@ -370,7 +370,7 @@ static void write_node(FILE *fp, const struct fg_render *rd, size_t i, unsigned 
 	double avail = rd->width - 2.0 * FG_PAD;
 	double w = share(n->value, t->total), x = FG_PAD + n->x * avail, wpx = w * avail;
 	double y = height - FG_BOTTOM - (double)(n->depth + 1) * FG_FRAME_H;
-	char fill[32];
+	char fill[48];
 	if (rd->diff)
 		diff_color(share(n->value, t->total) - share(n->before, t->before_total),
 		           rd->max_delta, fill, sizeof fill);

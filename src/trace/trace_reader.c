@@ -250,7 +250,7 @@ static const char *decode_stack_def(trace_reader *r, struct cursor *c, struct tr
 	if (n > (uint64_t)(c->end - c->p))
 		return "stack longer than its record";
 	if (ensure_cap((void **)&r->stacks, &r->capstacks, r->nstacks + 1, sizeof *r->stacks) < 0 ||
-	    ensure_cap((void **)&r->ips, &r->capips, r->nips + (size_t)n, sizeof *r->ips) < 0)
+	    ensure_cap((void **)&r->ips, &r->capips, r->nips + (size_t)n + 1, sizeof *r->ips) < 0)
 		return "out of memory";
 	uint64_t *ips = r->ips + r->nips;
 	for (uint64_t i = 0; i < n; i++) {
