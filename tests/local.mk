@@ -23,3 +23,11 @@ include tests/kat.mk
 include tests/memory.mk
 include tests/profile_symbols.mk
 include tests/profile_sampling.mk
+
+# In-tree scheme known answers: first records in make check, all in check-kat-full.
+TESTS += tests/e2e/sphincs_kat.sh
+EXTRA_DIST += tests/kat schemes kat
+check-kat-full: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' PQPROF='$(abs_top_builddir)/pqprof' \
+	  $(SHELL) $(top_srcdir)/tests/kat/sphincs_full.sh
+.PHONY: check-kat-full

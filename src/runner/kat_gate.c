@@ -178,7 +178,7 @@ static void verdict_from_child(const struct child_result *cr, const char *outcom
 }
 
 static void judge(const struct kat_gate_opts *o, const char *produced_path, const char *official,
-                  const char *source_dir, struct kat_gate_result *res)
+                  json_t *desc, struct kat_gate_result *res)
 {
 	struct kat_outcome *out = &res->outcome;
 	char *text = NULL;
@@ -188,6 +188,7 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 		set_verdict(out, KAT_CRASH, "produced vectors missing: %s", err.msg);
 		return;
 	}
+	const char *source_dir = json_string_value(json_object_get(desc, "source_dir"));
 	const char *vectors = o->vectors;
 	char found[PATH_MAX];
 	if (!vectors && !o->manifest && o->search_tree && source_dir && official &&
@@ -199,7 +200,11 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 		if (manifest_read(o->manifest, &m, &err) < 0) {
 			set_verdict(out, KAT_NOKAT, "manifest unusable: %s", err.msg);
 		} else {
-			const struct manifest_entry *e = official ? manifest_find(&m, NULL, official) : NULL;
+			/* An entry labelled with the instance wins: NIST file names repeat across sets. */
+			const char *iname = json_string_value(json_object_get(desc, "name"));
+			const struct manifest_entry *e = official && iname ? manifest_find(&m, iname, official) : NULL;
+			if (!e && official)
+				e = manifest_find(&m, NULL, official);
 			if (!e)
 				set_verdict(out, KAT_NOKAT, "%s has no entry for %s", o->manifest, official ? official : "?");
 			else if (kat_judge_manifest(e, text, len, out, &err) < 0)
@@ -310,7 +315,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 			outcome_from_json(json_object_get(cr.done, "outcome"), &res->outcome);
 			sha256_file(produced, res->produced_sha256);
 			if (res->outcome.verdict == KAT_PASS)
-				judge(o, produced, official, json_string_value(json_object_get(desc, "source_dir")), res);
+				judge(o, produced, official, desc, res);
 			if (o->emit) {
 				char *text = NULL;
 				size_t len = 0;

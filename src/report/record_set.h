@@ -1,0 +1,104 @@
+/*
+ * record_set: every record of one measurement run, loaded into memory for
+ * the report writers and for `pqprof compare`.
+ *
+ * Two layouts are understood.  A campaign directory holds campaign.json
+ * and the build/ kat/ records/ memory/ sizes/ profile/ traces/ flame/
+ * folders named by instance label ("<instance>__<profile>"); instances
+ * come from campaign.json, in its order.  A plain directory, as the
+ * single-stage commands write it (`pqprof bench --records DIR` ...), is
+ * read file by file and each JSON file is sorted by its "schema".
+ *
+ * Missing steps are normal (a failed build has no timings, a crashed
+ * bench has a failed record, profiling may not have run): what is absent
+ * is NULL.  What is present must parse: invalid JSON, a record with the
+ * wrong schema or a label that would leave the directory is an error that
+ * names the file.  Every file loaded is listed, with its sha256, as
+ * evidence.  Nothing here prints.
+ */
+#ifndef PQ_REPORT_RECORD_SET_H
+#define PQ_REPORT_RECORD_SET_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/pq_error.h"
+
+#define RS_NAME 256
+#define RS_PATH 1024
+#define RS_MAX_OPS 5   /* keygen sign verify enc dec */
+
+/* One operation of one instance; any part may be missing. */
+struct rs_op {
+	char op[16];
+	json_t *bench;              /* pqprof.bench/1 */
+	char bench_file[RS_PATH];   /* paths relative to the set's directory, "" if none */
+	json_t *memory;             /* pqprof.memory/1 */
+	char memory_file[RS_PATH];
+	json_t *profile;            /* pqprof.profile/1 */
+	char profile_file[RS_PATH];
+	char trace_file[RS_PATH];   /* existing .pqt */
+	char flame_file[RS_PATH];   /* existing flame graph .svg */
+	char folded_file[RS_PATH];  /* existing folded stacks, for differential flame graphs */
+};
+
+/* One instance built with one flag profile. */
+struct rs_instance {
+	char name[RS_NAME];
+	char profile[RS_NAME];      /* flag profile, "" if unknown */
+	char label[RS_NAME];        /* file-name stem: "<name>__<profile>" in campaigns */
+	json_t *descriptor;         /* instance descriptor from any record, or NULL */
+	json_t *steps;              /* campaign step states, or NULL */
+	json_t *build;              /* pqprof.build/1 */
+	char build_file[RS_PATH];
+	json_t *kat;                /* pqprof.kat/1 */
+	char kat_file[RS_PATH];
+	char kat_log_file[RS_PATH];
+	json_t *sizes;              /* pqprof.sizes/1 */
+	char sizes_file[RS_PATH];
+	struct rs_op ops[RS_MAX_OPS];
+	int nops;
+};
+
+/* One file of raw evidence. */
+struct rs_evidence {
+	char instance[RS_NAME];     /* instance name, "" for the campaign itself */
+	char item[128];             /* "timing sign", "KAT log", ... */
+	char file[RS_PATH];         /* relative to the set's directory */
+	char sha256[65];
+};
+
+struct record_set {
+	char dir[4096];
+	int is_campaign;
+	json_t *campaign;           /* campaign.json, or NULL */
+	json_t *environment;        /* campaign environment, or the first record's */
+	struct rs_instance *inst;
+	size_t ninst;
+	struct rs_evidence *ev;
+	size_t nev;
+};
+
+/* Load dir (a campaign directory or a plain records directory). */
+int record_set_load(const char *dir, struct record_set **out, pq_error *err);
+void record_set_free(struct record_set *rs);
+
+/* The operation op of inst, or NULL. */
+const struct rs_op *rs_find_op(const struct rs_instance *inst, const char *op);
+
+/* A campaign step state ("done", "failed", "pending", ...) or NULL. */
+const char *rs_step(const struct rs_instance *inst, const char *step);
+
+/*
+ * 1 when the instance's output was validated (KAT verdict PASS), 0 when
+ * it was not (other verdict, or no KAT record at all).
+ */
+int rs_validated(const struct rs_instance *inst);
+
+/* sha256 of a file as 64 hex digits; -1 with err when unreadable. */
+int rs_sha256_file(const char *path, char hex[65], pq_error *err);
+
+/* Make name usable as one file name component (letters, digits, -_.+). */
+void rs_safe_name(char *buf, size_t len, const char *name);
+
+#endif
