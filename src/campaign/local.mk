@@ -1,3 +1,5 @@
 # campaign: scheme descriptors, orchestration, state and resume.
 libpqprof_a_SOURCES += \
-	src/campaign/scheme_desc.c src/campaign/scheme_desc.h
+	src/campaign/scheme_desc.c src/campaign/scheme_desc.h \
+	src/campaign/campaign.c src/campaign/campaign.h \
+	src/campaign/steps.c src/campaign/steps.h

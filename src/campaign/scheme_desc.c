@@ -61,7 +61,9 @@ static int string_list(pq_error *err, const char *path, const char *where, json_
 	json_array_foreach(arr, i, v) {
 		if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) > 512)
 			return pq_fail(err, PQ_EINPUT, "%s: %s[%zu] must be a non-empty string", path, where, i);
-		out[(*n)++] = strdup(json_string_value(v));
+		if (!(out[*n] = strdup(json_string_value(v))))
+			return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
+		(*n)++;
 	}
 	return 0;
 }
@@ -159,9 +161,10 @@ int scheme_desc_parse(const char *text, size_t len, const char *path, const char
 	size_t i;
 	json_t *v;
 	json_array_foreach(insts, i, v) {
+		/* Counted first, so that a failure half-way frees its defines. */
+		d->ninstances++;
 		if ((r = parse_instance(v, (int)i, path, dir, &d->instances[i], err)) < 0)
 			goto out;
-		d->ninstances++;
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(d->instances[k].name, d->instances[i].name) == 0) {
 				r = pq_fail(err, PQ_EINPUT, "%s: instance name '%s' appears twice", path, d->instances[i].name);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 const struct command pq_commands[] = {
+	{ "run", cmd_run, "the whole job: build, KAT, bench, memory, sizes, profile, report" },
 	{ "build", cmd_build, "compile a submission tree into an instance library" },
 	{ "info", cmd_info, "print an instance library's descriptor" },
 	{ "kat", cmd_kat, "gate an instance on its known-answer tests" },
@@ -12,6 +13,7 @@ const struct command pq_commands[] = {
 	{ "bench", cmd_bench, "time keygen / sign / verify with counters" },
 	{ "mem", cmd_mem, "static image, RSS, stack and heap per operation" },
 	{ "sizes", cmd_sizes, "declared vs produced sizes, size audit, sections and symbols" },
+	{ "trace", cmd_trace, "inspect .pqt sample traces (info, dump, check)" },
 	{ "env", cmd_env, "print the assessment environment and what makes figures unstable" },
 	{ NULL, NULL, NULL },
 };

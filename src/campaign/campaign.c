@@ -1,0 +1,673 @@
+/* campaign: targets -> units -> steps, with resumable state; see campaign.h. */
+#include "config.h"
+#include "campaign/campaign.h"
+#include "core/atomic_file.h"
+#include "instance/builder.h"
+#include "measure/env.h"
+#include "runner/bench.h"
+#include "runner/kat_gate.h"
+#include "runner/mem_run.h"
+#include "runner/op_ctx.h"
+#include "campaign/steps.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_UNITS 512
+
+static const char *const step_names[STEP_COUNT_ALL] = { "build", "kat", "bench", "mem", "sizes", "profile" };
+
+struct unit {
+	char label[300];
+	char instance[128];
+	char profile[64];
+	char tree[PATH_MAX];
+	char api[8];
+	const char *const *defines;
+	int ndefines;
+	char cflags[512];
+	char lib[PATH_MAX];
+	int prebuilt;
+	char vectors[PATH_MAX];
+	char manifest[PATH_MAX];
+};
+
+struct campaign {
+	const struct campaign_opts *o;
+	char dir[PATH_MAX];
+	struct scheme_desc desc;
+	int have_desc;
+	char scheme[128], title[256], category[128];
+	struct unit *units;
+	int nunits;
+	int want[STEP_COUNT_ALL];
+	json_t *state;
+	int done, total;
+	double t0, step_time_sum;
+	int steps_timed;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int is_file(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static void base_no_ext(const char *path, char *out, size_t len)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s", path);
+	size_t n = strlen(tmp);
+	while (n > 1 && tmp[n - 1] == '/')
+		tmp[--n] = '\0';
+	const char *b = strrchr(tmp, '/');
+	snprintf(out, len, "%s", b ? b + 1 : tmp);
+	char *dot = strstr(out, ".so");
+	if (dot && dot[3] == '\0')
+		*dot = '\0';
+}
+
+static void safe(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		      *s == '_' || *s == '.' || *s == '+'))
+			*s = '_';
+}
+
+enum target_kind { TARGET_DESC, TARGET_TREE, TARGET_LIB };
+
+static int classify_target(const char *t, enum target_kind *k, pq_error *err)
+{
+	char p[PATH_MAX];
+	if (is_dir(t)) {
+		snprintf(p, sizeof p, "%s/scheme.json", t);
+		*k = is_file(p) ? TARGET_DESC : TARGET_TREE;
+		return 0;
+	}
+	if (!is_file(t))
+		return pq_fail_errno(err, PQ_EINPUT, "%s", t);
+	size_t n = strlen(t);
+	*k = n > 5 && strcmp(t + n - 5, ".json") == 0 ? TARGET_DESC : TARGET_LIB;
+	return 0;
+}
+
+int campaign_default_dir(const char *target, const struct campaign_opts *o, char *buf, size_t len, pq_error *err)
+{
+	enum target_kind k;
+	int r = classify_target(target, &k, err);
+	if (r < 0)
+		return r;
+	char name[256], sys[128];
+	if (k == TARGET_DESC) {
+		struct scheme_desc d;
+		if ((r = scheme_desc_read(target, &d, err)) < 0)
+			return r;
+		snprintf(name, sizeof name, "%s", d.name);
+		scheme_desc_free(&d);
+	} else {
+		base_no_ext(target, name, sizeof name);
+	}
+	safe(name);
+	if (o->system)
+		snprintf(sys, sizeof sys, "%s", o->system);
+	else if (gethostname(sys, sizeof sys) != 0)
+		snprintf(sys, sizeof sys, "local");
+	sys[sizeof sys - 1] = '\0';
+	safe(sys);
+	snprintf(buf, len, "reports/%s/%s", sys, name);
+	return 0;
+}
+
+/* Profiles for a unit: --profiles, else the descriptor's, else harness-default. */
+static int profile_list(const struct campaign *c, char names[][64], int max, pq_error *err)
+{
+	int n = 0;
+	if (c->o->profiles) {
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s", c->o->profiles);
+		for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
+			if (!flag_profile_find(tok))
+				return pq_fail(err, PQ_EUSAGE, "--profiles: unknown flag profile '%s'", tok);
+			snprintf(names[n++], 64, "%s", tok);
+		}
+	} else if (c->have_desc && c->desc.nprofiles) {
+		for (int i = 0; i < c->desc.nprofiles && n < max; i++)
+			snprintf(names[n++], 64, "%s", c->desc.profiles[i]);
+	}
+	if (n == 0)
+		snprintf(names[n++], 64, "harness-default");
+	return n;
+}
+
+static struct unit *add_unit(struct campaign *c, pq_error *err)
+{
+	if (c->nunits >= MAX_UNITS) {
+		pq_fail(err, PQ_EINPUT, "more than %d instances x profiles", MAX_UNITS);
+		return NULL;
+	}
+	struct unit *u = &c->units[c->nunits++];
+	memset(u, 0, sizeof *u);
+	return u;
+}
+
+static int expand(struct campaign *c, const char *target, pq_error *err)
+{
+	enum target_kind k;
+	int r = classify_target(target, &k, err);
+	if (r < 0)
+		return r;
+	char profiles[8][64];
+	c->units = calloc(MAX_UNITS, sizeof *c->units);
+	if (!c->units)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	if (k == TARGET_DESC) {
+		if ((r = scheme_desc_read(target, &c->desc, err)) < 0)
+			return r;
+		c->have_desc = 1;
+		snprintf(c->scheme, sizeof c->scheme, "%s", c->desc.name);
+		snprintf(c->title, sizeof c->title, "%s", c->desc.title);
+		snprintf(c->category, sizeof c->category, "%s", c->desc.category);
+	} else {
+		base_no_ext(target, c->scheme, sizeof c->scheme);
+		snprintf(c->title, sizeof c->title, "%s", c->scheme);
+		snprintf(c->category, sizeof c->category, "digital signature");
+	}
+	int np = profile_list(c, profiles, 8, err);
+	if (np < 0)
+		return np;
+	if (k == TARGET_LIB) {
+		struct unit *u = add_unit(c, err);
+		if (!u)
+			return -PQ_EINPUT;
+		base_no_ext(target, u->instance, sizeof u->instance);
+		snprintf(u->profile, sizeof u->profile, "prebuilt");
+		if (!realpath(target, u->lib))
+			return pq_fail_errno(err, PQ_EINPUT, "%s", target);
+		u->prebuilt = 1;
+	} else if (k == TARGET_TREE) {
+		for (int p = 0; p < np; p++) {
+			struct unit *u = add_unit(c, err);
+			if (!u)
+				return -PQ_EINPUT;
+			base_no_ext(target, u->instance, sizeof u->instance);
+			snprintf(u->profile, sizeof u->profile, "%s", profiles[p]);
+			if (!realpath(target, u->tree))
+				return pq_fail_errno(err, PQ_EINPUT, "%s", target);
+			snprintf(u->api, sizeof u->api, "auto");
+		}
+	} else {
+		for (int i = 0; i < c->desc.ninstances; i++) {
+			const struct desc_instance *in = &c->desc.instances[i];
+			if (c->o->quick && in->slow)
+				continue;
+			for (int p = 0; p < np; p++) {
+				struct unit *u = add_unit(c, err);
+				if (!u)
+					return -PQ_EINPUT;
+				snprintf(u->instance, sizeof u->instance, "%s", in->name);
+				snprintf(u->profile, sizeof u->profile, "%s", profiles[p]);
+				snprintf(u->tree, sizeof u->tree, "%s", in->tree);
+				snprintf(u->api, sizeof u->api, "%s", in->api);
+				u->defines = (const char *const *)in->defines;
+				u->ndefines = in->ndefines;
+				snprintf(u->cflags, sizeof u->cflags, "%s", in->cflags);
+				snprintf(u->vectors, sizeof u->vectors, "%s", in->vectors);
+				snprintf(u->manifest, sizeof u->manifest, "%s", in->manifest);
+			}
+		}
+	}
+	for (int i = 0; i < c->nunits; i++) {
+		struct unit *u = &c->units[i];
+		snprintf(u->label, sizeof u->label, "%s__%s", u->instance, u->profile);
+		safe(u->label);
+	}
+	/* Shards: a deterministic subset, by position in the sorted unit list. */
+	if (c->o->shard_n > 0) {
+		int kept = 0;
+		for (int i = 0; i < c->nunits; i++)
+			if (i % c->o->shard_n == c->o->shard_k - 1)
+				c->units[kept++] = c->units[i];
+		c->nunits = kept;
+	}
+	if (c->nunits == 0)
+		return pq_fail(err, PQ_EINPUT, "%s: no instances to run%s", target,
+		               c->o->quick ? " (all are marked slow; drop --quick)" : "");
+	return 0;
+}
+
+static void path_of(const struct campaign *c, char *buf, size_t len, const char *sub, const char *label,
+                    const char *op, const char *ext)
+{
+	if (op)
+		snprintf(buf, len, "%s/%s/%s__%s%s", c->dir, sub, label, op, ext);
+	else
+		snprintf(buf, len, "%s/%s/%s%s", c->dir, sub, label, ext);
+}
+
+static void progress(struct campaign *c, const char *step, const struct unit *u, const char *op)
+{
+	FILE *f = c->o->progress;
+	if (!f)
+		return;
+	double el = now_s() - c->t0;
+	double eta = c->steps_timed ? c->step_time_sum / c->steps_timed * (c->total - c->done) : NAN;
+	if (c->o->progress_tty) {
+		char e[32] = "?";
+		if (isfinite(eta))
+			snprintf(e, sizeof e, "%dm%02ds", (int)eta / 60, (int)eta % 60);
+		fprintf(f, "\r\033[K[%d/%d] %s %s%s%s  elapsed %dm%02ds  remaining ~%s", c->done, c->total, step,
+		        u->label, op ? " " : "", op ? op : "", (int)el / 60, (int)el % 60, e);
+	} else {
+		fprintf(f, "progress done=%d total=%d step=%s unit=%s%s%s elapsed_s=%.0f", c->done, c->total, step,
+		        u->label, op ? " op=" : "", op ? op : "", el);
+		if (isfinite(eta))
+			fprintf(f, " eta_s=%.0f", eta);
+		fputc('\n', f);
+	}
+	fflush(f);
+}
+
+static void step_done(struct campaign *c, double started, int skipped)
+{
+	c->done++;
+	if (!skipped) {
+		c->step_time_sum += now_s() - started;
+		c->steps_timed++;
+	}
+}
+
+static int write_json(const char *path, json_t *j, pq_error *err)
+{
+	char *t = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (!t)
+		return pq_fail(err, PQ_ENOMEM, "%s: cannot serialise", path);
+	size_t n = strlen(t);
+	t[n] = '\n';
+	int r = atomic_write(path, t, n + 1, err);
+	free(t);
+	return r;
+}
+
+static json_t *read_json(const char *path)
+{
+	return json_load_file(path, 0, NULL);
+}
+
+static void save_state(struct campaign *c, const char *status)
+{
+	json_object_set_new(c->state, "status", json_string(status));
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/campaign.json", c->dir);
+	write_json(p, c->state, NULL);
+}
+
+static void set_unit_step(struct campaign *c, const struct unit *u, const char *step, const char *state)
+{
+	json_t *arr = json_object_get(c->state, "instances");
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "label")) ?: "", u->label) == 0) {
+			json_object_set_new(json_object_get(e, "steps"), step, json_string(state));
+			return;
+		}
+	}
+}
+
+/* The unit's descriptor from its build record (NULL when not built). */
+static json_t *unit_descriptor(struct campaign *c, const struct unit *u)
+{
+	char p[PATH_MAX];
+	path_of(c, p, sizeof p, "build", u->label, NULL, ".json");
+	json_t *b = read_json(p);
+	if (!b)
+		return NULL;
+	json_t *d = json_incref(json_object_get(b, "instance"));
+	json_decref(b);
+	return d;
+}
+
+static int do_build(struct campaign *c, struct unit *u)
+{
+	char rec[PATH_MAX];
+	path_of(c, rec, sizeof rec, "build", u->label, NULL, ".json");
+	json_t *old = read_json(rec);
+	int done = old && (strcmp(json_string_value(json_object_get(old, "status")) ?: "", "complete") == 0 ?
+	                   is_file(u->lib) : 1);
+	json_decref(old);
+	if (done)
+		return 1;
+	json_t *r = json_pack("{s:s, s:s, s:s}", "schema", "pqprof.build/1", "profile", u->profile, "label", u->label);
+	pq_error err = { 0 };
+	if (!u->prebuilt) {
+		struct build_options bo = {
+			.src_dir = u->tree, .out_path = u->lib, .profile = u->profile, .extra_cflags = u->cflags,
+			.defines = u->defines, .ndefines = u->ndefines,
+		};
+		tree_api_parse(u->api, &bo.api);
+		struct build_result br;
+		if (instance_build(&bo, &br, &err) < 0) {
+			json_object_set_new(r, "status", json_string("failed"));
+			json_object_set_new(r, "failure", json_string(err.msg));
+			json_object_set_new(r, "source_dir", json_string(u->tree));
+			write_json(rec, r, NULL);
+			json_decref(r);
+			return 0;
+		}
+		json_object_set_new(r, "notes", json_string(br.notes));
+		build_result_free(&br);
+	}
+	json_t *desc = NULL;
+	if (instance_describe(u->lib, &desc, &err) < 0) {
+		json_object_set_new(r, "status", json_string("failed"));
+		json_object_set_new(r, "failure", json_string(err.msg));
+	} else {
+		json_object_set_new(r, "instance", desc);
+		json_object_set_new(r, "status", json_string("complete"));
+	}
+	char rel[PATH_MAX];
+	snprintf(rel, sizeof rel, "lib/%s.so", u->label);
+	json_object_set_new(r, "library", json_string(u->prebuilt ? u->lib : rel));
+	write_json(rec, r, NULL);
+	json_decref(r);
+	return 1;
+}
+
+static int built_ok(struct campaign *c, const struct unit *u)
+{
+	char rec[PATH_MAX];
+	path_of(c, rec, sizeof rec, "build", u->label, NULL, ".json");
+	json_t *b = read_json(rec);
+	int ok = b && strcmp(json_string_value(json_object_get(b, "status")) ?: "", "complete") == 0;
+	json_decref(b);
+	return ok && is_file(u->lib);
+}
+
+static void do_kat(struct campaign *c, const struct unit *u, json_t *desc)
+{
+	char rec[PATH_MAX], log[PATH_MAX];
+	path_of(c, rec, sizeof rec, "kat", u->label, NULL, ".json");
+	path_of(c, log, sizeof log, "kat", u->label, NULL, ".log");
+	struct kat_gate_opts ko = {
+		.lib = u->lib, .vectors = u->vectors[0] ? u->vectors : NULL,
+		.manifest = u->manifest[0] ? u->manifest : NULL, .search_tree = 1,
+		.timeout_s = c->o->kat_timeout_s > 0 ? c->o->kat_timeout_s : 900, .log_path = log,
+		.record_path = rec, .instance = desc,
+	};
+	struct kat_gate_result res;
+	pq_error err = { 0 };
+	if (kat_gate_run(&ko, &res, &err) == 0)
+		kat_gate_result_free(&res);
+}
+
+static void do_bench(struct campaign *c, const struct unit *u, json_t *desc, enum pq_op op, json_t *env)
+{
+	char rec[PATH_MAX];
+	path_of(c, rec, sizeof rec, "records", u->label, pq_op_name(op), ".json");
+	struct bench_config bc = {
+		.lib = u->lib, .op = op, .trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
+		.target_s = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0),
+		.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
+		.command = c->o->command, .instance = desc, .environment = env,
+	};
+	json_t *r = NULL;
+	pq_error err = { 0 };
+	bench_run(&bc, &r, &err);
+	if (r) {
+		json_object_set_new(r, "profile", json_string(u->profile));
+		write_json(rec, r, NULL);
+		json_decref(r);
+	}
+}
+
+static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum pq_op op)
+{
+	char rec[PATH_MAX];
+	path_of(c, rec, sizeof rec, "memory", u->label, pq_op_name(op), ".json");
+	struct mem_run_opts mo = { .lib = u->lib, .timeout_s = c->o->timeout_s, .cpu = c->o->cpu };
+	json_t *r = NULL;
+	pq_error err = { 0 };
+	mem_run_op(&mo, op, &r, &err);
+	if (r) {
+		json_object_set(r, "instance", desc);
+		write_json(rec, r, NULL);
+		json_decref(r);
+	}
+}
+
+static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc)
+{
+	char rec[PATH_MAX];
+	path_of(c, rec, sizeof rec, "sizes", u->label, NULL, ".json");
+	struct mem_run_opts mo = { .lib = u->lib, .timeout_s = c->o->timeout_s, .cpu = c->o->cpu };
+	json_t *r = NULL;
+	pq_error err = { 0 };
+	sizes_run(&mo, 20, &r, &err);
+	if (r) {
+		json_object_set(r, "instance", desc);
+		steps_add_elf_sizes(r, u->lib);
+		write_json(rec, r, NULL);
+		json_decref(r);
+	}
+}
+
+static void run_unit(struct campaign *c, struct unit *u, json_t *env)
+{
+	double t;
+	/* build */
+	progress(c, "build", u, NULL);
+	t = now_s();
+	int fresh_build = !is_file(u->lib);
+	if (c->want[STEP_BUILD] || !is_file(u->lib))
+		do_build(c, u);
+	step_done(c, t, !fresh_build);
+	int ok = built_ok(c, u);
+	set_unit_step(c, u, "build", ok ? "done" : "failed");
+	save_state(c, "incomplete");
+	json_t *desc = ok ? unit_descriptor(c, u) : NULL;
+	enum pq_op ops[PQ_OP_COUNT];
+	int kind = desc && strcmp(json_string_value(json_object_get(desc, "kind")) ?: "", "kem") == 0 ? 2 : 1;
+	int nops = pq_ops_for_kind(kind, ops);
+	char rec[PATH_MAX];
+
+	/* kat */
+	path_of(c, rec, sizeof rec, "kat", u->label, NULL, ".json");
+	progress(c, "kat", u, NULL);
+	t = now_s();
+	int skip = !ok || !c->want[STEP_KAT] || is_file(rec);
+	if (!skip)
+		do_kat(c, u, desc);
+	step_done(c, t, skip);
+	set_unit_step(c, u, "kat", !ok ? "skipped" : is_file(rec) ? "done" : "pending");
+
+	for (int s = STEP_BENCH; s <= STEP_PROFILE; s++) {
+		if (s == STEP_SIZES) {
+			path_of(c, rec, sizeof rec, "sizes", u->label, NULL, ".json");
+			progress(c, "sizes", u, NULL);
+			t = now_s();
+			skip = !ok || !c->want[s] || is_file(rec);
+			if (!skip)
+				do_sizes(c, u, desc);
+			step_done(c, t, skip);
+			set_unit_step(c, u, "sizes", !ok ? "skipped" : is_file(rec) ? "done" : "pending");
+			save_state(c, "incomplete");
+			continue;
+		}
+		int all = 1;
+		for (int i = 0; i < nops; i++) {
+			const char *sub = s == STEP_BENCH ? "records" : s == STEP_MEM ? "memory" : "profile";
+			path_of(c, rec, sizeof rec, sub, u->label, pq_op_name(ops[i]), ".json");
+			progress(c, step_names[s], u, pq_op_name(ops[i]));
+			t = now_s();
+			skip = !ok || !c->want[s] || is_file(rec);
+			if (!skip) {
+				if (s == STEP_BENCH)
+					do_bench(c, u, desc, ops[i], env);
+				else if (s == STEP_MEM)
+					do_mem(c, u, desc, ops[i]);
+				else
+					steps_profile(c->dir, u->label, u->lib, desc, pq_op_name(ops[i]),
+					              c->have_desc ? &c->desc : NULL, c->o->timeout_s);
+			}
+			step_done(c, t, skip);
+			all &= is_file(rec);
+		}
+		set_unit_step(c, u, step_names[s], !ok ? "skipped" : all ? "done" : "pending");
+		save_state(c, "incomplete");
+	}
+	json_decref(desc);
+}
+
+static int make_subdirs(const char *dir, pq_error *err)
+{
+	static const char *const subs[] = { "", "lib", "build", "kat", "records", "memory", "sizes", "profile",
+	                                    "traces", "flame", NULL };
+	for (int i = 0; subs[i]; i++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof p, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
+		int r = make_dirs(p, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int init_state(struct campaign *c, json_t **env_out, pq_error *err)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/campaign.json", c->dir);
+	json_t *old = c->o->fresh ? NULL : read_json(p);
+	json_t *env = old ? json_incref(json_object_get(old, "environment")) : NULL;
+	if (!env) {
+		env_info ei;
+		if (env_capture(&ei, c->o->cpu, NULL, err) < 0) {
+			json_decref(old);
+			return -PQ_EINPUT;
+		}
+		env = env_to_json(&ei);
+	}
+	const char *start = old ? json_string_value(json_object_get(old, "start_utc")) : NULL;
+	char now[64];
+	time_t tt = time(NULL);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+	c->state = json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:O, s:s, s:s, s:s?}", "schema", "pqprof.campaign/1",
+	                     "scheme", "name", c->scheme, "title", c->title, "category", c->category,
+	                     "system", c->o->system ? c->o->system : "", "environment", env,
+	                     "start_utc", start ? start : now, "pqprof_version", PACKAGE_VERSION,
+	                     "command", c->o->command);
+	if (!c->o->system) {
+		char host[128] = "local";
+		gethostname(host, sizeof host);
+		host[sizeof host - 1] = '\0';
+		json_object_set_new(c->state, "system", json_string(host));
+	}
+	json_t *arr = json_array();
+	for (int i = 0; i < c->nunits; i++) {
+		json_t *steps = json_object();
+		for (int s = 0; s < STEP_COUNT_ALL; s++)
+			json_object_set_new(steps, step_names[s], json_string("pending"));
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:o}", "instance", c->units[i].instance, "profile",
+		                                     c->units[i].profile, "label", c->units[i].label, "steps", steps));
+	}
+	json_object_set_new(c->state, "instances", arr);
+	if (c->o->shard_n)
+		json_object_set_new(c->state, "shard", json_pack("{s:i, s:i}", "k", c->o->shard_k, "n", c->o->shard_n));
+	json_decref(old);
+	*env_out = env;
+	return 0;
+}
+
+static int parse_steps(struct campaign *c, pq_error *err)
+{
+	if (!c->o->steps) {
+		for (int s = 0; s < STEP_COUNT_ALL; s++)
+			c->want[s] = 1;
+		return 0;
+	}
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", c->o->steps);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		int found = 0;
+		for (int s = 0; s < STEP_COUNT_ALL; s++)
+			if (strcmp(tok, step_names[s]) == 0)
+				c->want[s] = found = 1;
+		if (!found && strcmp(tok, "report") != 0)
+			return pq_fail(err, PQ_EUSAGE, "--steps: unknown step '%s' (build,kat,bench,mem,sizes,profile,report)", tok);
+	}
+	return 0;
+}
+
+int campaign_run(const char *target, const struct campaign_opts *o, pq_error *err)
+{
+	struct campaign c = { .o = o };
+	int r = parse_steps(&c, err);
+	if (r == 0)
+		r = expand(&c, target, err);
+	if (r == 0 && !o->out_dir)
+		r = campaign_default_dir(target, o, c.dir, sizeof c.dir, err);
+	else if (r == 0)
+		snprintf(c.dir, sizeof c.dir, "%s", o->out_dir);
+	if (r == 0 && o->fresh)
+		steps_forget(c.dir);
+	if (r == 0)
+		r = make_subdirs(c.dir, err);
+	json_t *env = NULL;
+	if (r == 0)
+		r = init_state(&c, &env, err);
+	if (r < 0) {
+		if (c.have_desc)
+			scheme_desc_free(&c.desc);
+		free(c.units);
+		return r;
+	}
+	for (int i = 0; i < c.nunits; i++)
+		if (!c.units[i].prebuilt)
+			snprintf(c.units[i].lib, sizeof c.units[i].lib, "%s/lib/%s.so", c.dir, c.units[i].label);
+	c.total = c.nunits * (3 + 3 * 3);
+	c.t0 = now_s();
+	save_state(&c, "incomplete");
+	for (int i = 0; i < c.nunits; i++)
+		run_unit(&c, &c.units[i], env);
+	char now[64];
+	time_t tt = time(NULL);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+	json_object_set_new(c.state, "end_utc", json_string(now));
+	save_state(&c, "complete");
+	if (o->progress) {
+		if (o->progress_tty)
+			fputc('\n', o->progress);
+		fprintf(o->progress, "%scampaign %s: %d units done in %.0f s\n", o->progress_tty ? "" : "progress ",
+		        c.dir, c.nunits, now_s() - c.t0);
+	}
+	if (!o->no_report)
+		r = steps_report(c.dir, err);
+	json_decref(env);
+	json_decref(c.state);
+	if (c.have_desc)
+		scheme_desc_free(&c.desc);
+	free(c.units);
+	return r;
+}

@@ -1,0 +1,56 @@
+/*
+ * campaign: `pqprof run` as a library.  Expands targets (scheme
+ * descriptors, submission trees, built libraries) into units (one instance
+ * built with one flag profile), and takes each unit through its steps:
+ * build, KAT gate, bench, memory, sizes, profile, then the report.  Every
+ * step runs in runner children with time limits; every result is a file
+ * written atomically in the campaign directory, and a step whose file
+ * exists is done, so a campaign resumes after Ctrl-C, a crash or a reboot
+ * by redoing only what has no file yet.  An instance that fails its KAT
+ * gate is still timed, and marked "output not validated".
+ */
+#ifndef PQ_CAMPAIGN_H
+#define PQ_CAMPAIGN_H
+
+#include <stdio.h>
+
+#include "core/pq_error.h"
+#include "campaign/scheme_desc.h"
+
+enum campaign_step {
+	STEP_BUILD = 0,
+	STEP_KAT,
+	STEP_BENCH,
+	STEP_MEM,
+	STEP_SIZES,
+	STEP_PROFILE,
+	STEP_COUNT_ALL
+};
+
+struct campaign_opts {
+	const char *out_dir;        /* NULL: reports/<system>/<scheme> */
+	const char *system;         /* NULL: the host name */
+	const char *profiles;       /* comma list overriding the descriptor's */
+	const char *steps;          /* comma list, NULL = all */
+	int cpu;                    /* -1 = not pinned */
+	double timeout_s;           /* per child (default 900) */
+	double kat_timeout_s;       /* default 900 */
+	int trials;                 /* default 5 */
+	double target_s;            /* default 1.0 */
+	int quick;                  /* skip instances marked slow; shorter trials */
+	int fresh;                  /* forget earlier results */
+	int shard_k, shard_n;       /* run units with index % n == k-1; n = 0: all */
+	int no_report;
+	const char *events;         /* counter events, default "cycles" */
+	const char *command;        /* the command line, for records */
+	FILE *progress;             /* where progress goes (stderr) */
+	int progress_tty;           /* progress as a live line, else key=value lines */
+};
+
+/* Run one target; returns 0 when the campaign completed (whatever the verdicts). */
+int campaign_run(const char *target, const struct campaign_opts *o, pq_error *err);
+
+/* Name of the default output directory for a target. */
+int campaign_default_dir(const char *target, const struct campaign_opts *o, char *buf, size_t len, pq_error *err);
+
+#endif

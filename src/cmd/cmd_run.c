@@ -1,0 +1,80 @@
+/* pqprof run: from a scheme, a submission tree or a library to a report. */
+#include "config.h"
+#include "cmd/commands.h"
+#include "cmd/cmd_common.h"
+#include "campaign/campaign.h"
+#include "core/options.h"
+#include "runner/child.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"pqprof run TARGET... [--profiles LIST] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
+	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--quick] [--fresh]\n"
+	"                     [--shard K/N] [--no-report] [--events LIST]\n"
+	"TARGET is a scheme descriptor (schemes/<name>), a submission tree, or a built instance library.";
+
+int cmd_run(int argc, char **argv)
+{
+	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
+	long cpu = -1, trials = 0;
+	double timeout = 900, kat_timeout = 900, target = 0;
+	int quick = 0, fresh = 0, no_report = 0, help = 0;
+	const struct option_spec specs[] = {
+		{ OPT_STRING, 0, "profiles", &profiles, "LIST", "flag profiles, e.g. reference,performance,resource" },
+		{ OPT_STRING, 'o', "out", &out, "DIR", "campaign directory (default reports/<system>/<scheme>)" },
+		{ OPT_STRING, 0, "system", &system, "NAME", "system name for the default directory (default: host name)" },
+		{ OPT_INT, 0, "cpu", &cpu, "N", "pin runners to CPU N" },
+		{ OPT_STRING, 0, "steps", &steps, "LIST", "build,kat,bench,mem,sizes,profile,report (default all)" },
+		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 900)" },
+		{ OPT_DOUBLE, 0, "kat-timeout", &kat_timeout, "S", "time limit of the KAT replay (default 900)" },
+		{ OPT_INT, 0, "trials", &trials, "N", "bench trials (default 5; 3 with --quick)" },
+		{ OPT_DOUBLE, 0, "target", &target, "S", "bench trial target time (default 1.0; 0.3 with --quick)" },
+		{ OPT_FLAG, 0, "quick", &quick, NULL, "skip instances marked slow, shorter trials" },
+		{ OPT_FLAG, 0, "fresh", &fresh, NULL, "discard earlier results instead of resuming" },
+		{ OPT_STRING, 0, "shard", &shard, "K/N", "run the K-th of N deterministic shards" },
+		{ OPT_FLAG, 0, "no-report", &no_report, NULL, "do not write the report" },
+		{ OPT_STRING, 0, "events", &events, "LIST", "counter events (default cycles)" },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+	};
+	const char *pos[64];
+	pq_error err = { 0 };
+	int np = options_parse(argc, argv, specs, pos, 64, &help, &err);
+	if (help) {
+		options_usage(stdout, usage, specs);
+		return 0;
+	}
+	if (np < 0)
+		return cmd_fail("run", &err);
+	int k = 0, n = 0;
+	if (shard && (sscanf(shard, "%d/%d", &k, &n) != 2 || n < 1 || k < 1 || k > n)) {
+		pq_fail(&err, PQ_EUSAGE, "--shard must be K/N with 1 <= K <= N, not '%s'", shard);
+		return cmd_fail("run", &err);
+	}
+	if (np < 1 || (out && np > 1)) {
+		if (out && np > 1)
+			fprintf(stderr, "pqprof run: --out takes one target; each target gets its own directory otherwise\n");
+		options_usage(stderr, usage, specs);
+		return PQ_EUSAGE;
+	}
+	child_install_signal_forwarding();
+	char *command = cmd_join_argv("pqprof", argc, argv);
+	struct campaign_opts o = {
+		.out_dir = out, .system = system, .profiles = profiles, .steps = steps, .cpu = (int)cpu,
+		.timeout_s = timeout, .kat_timeout_s = kat_timeout, .trials = (int)trials, .target_s = target,
+		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
+		.events = events, .command = command, .progress = stderr, .progress_tty = isatty(2),
+	};
+	int status = 0;
+	for (int i = 0; i < np; i++) {
+		pq_error terr = { 0 };
+		if (campaign_run(pos[i], &o, &terr) < 0) {
+			fprintf(stderr, "pqprof run: %s\n", terr.msg);
+			status = pq_exit_code(terr.code);
+		}
+	}
+	free(command);
+	return status;
+}

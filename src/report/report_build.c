@@ -1,0 +1,816 @@
+/*
+ * report_build: turns a record set into the report's blocks, section by
+ * section in the order of the reference reports (basic information,
+ * environment, KAT, performance, resources, sizes, symmetric primitives,
+ * evidence), then the hotspots of every profiled operation.  Everything
+ * printed is formatted with report/units.h so figures read like the
+ * reference.  Missing records become "not measured" rows with the
+ * campaign's step state rather than holes.
+ */
+#include "config.h"
+#include "report/report.h"
+#include "report/jpath.h"
+#include "report/units.h"
+#include "measure/env.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_FUNCTIONS 12
+#define TOP_LINES 8
+#define MAX_FOOTNOTES 64
+#define MAX_GROUPS 8
+
+const char *report_bench_unit(const json_t *bench)
+{
+	if (jp_true(bench, "backend.counts_cycles"))
+		return "cycles";
+	const char *u = jp_str(bench, "backend.unit", NULL);
+	/* A unit named "cycles" that the backend does not vouch for is not cycles. */
+	if (u && strcmp(u, "cycles") == 0)
+		return "units";
+	return u;
+}
+
+void report_fmt_share(char *buf, size_t len, double share)
+{
+	double pct = share * 100.0;
+	if (!isfinite(pct))
+		snprintf(buf, len, "–");
+	else if (pct < 9.95)
+		snprintf(buf, len, "%.1f%%", pct);
+	else
+		snprintf(buf, len, "%.0f%%", pct);
+}
+
+static void fmt_share_ci(char *buf, size_t len, double s, double lo, double hi)
+{
+	char a[32], b[32], c[32];
+	report_fmt_share(a, sizeof a, s);
+	if (!isfinite(lo) || !isfinite(hi)) {
+		snprintf(buf, len, "%s", a);
+		return;
+	}
+	report_fmt_share(b, sizeof b, lo);
+	report_fmt_share(c, sizeof c, hi);
+	snprintf(buf, len, "%s (%s–%s)", a, b, c);
+}
+
+/* Byte counts for stacks and heaps: exact below 10 KiB. */
+static void fmt_bytes(char *buf, size_t len, double v)
+{
+	if (!isfinite(v) || v < 0)
+		snprintf(buf, len, "–");
+	else if (v < 10240)
+		snprintf(buf, len, "%.0f B", v);
+	else
+		fmt_kib(buf, len, v);
+}
+
+static const char *kind_of(const struct rs_instance *in)
+{
+	return jp_str(in->descriptor, "kind", jp_str(in->build, "instance.kind", NULL));
+}
+
+/* The failure text of a record: "failure" as a string or {kind, stage, reason}. */
+static void failure_text(const json_t *rec, char *buf, size_t len)
+{
+	json_t *f = jp(rec, "failure");
+	if (json_is_string(f)) {
+		snprintf(buf, len, "%s", json_string_value(f));
+	} else if (json_is_object(f)) {
+		const char *kind = jp_str(f, "kind", NULL), *stage = jp_str(f, "stage", NULL);
+		const char *reason = jp_str(f, "reason", "no reason recorded");
+		snprintf(buf, len, "%s%s%s%s%s", kind ? kind : "", kind && stage ? " during " : "",
+		         stage ? stage : "", kind || stage ? ": " : "", reason);
+	} else {
+		snprintf(buf, len, "no reason recorded");
+	}
+}
+
+static int rec_failed(const json_t *rec)
+{
+	const char *st = jp_str(rec, "status", NULL);
+	return st && strcmp(st, "failed") == 0;
+}
+
+/* Why a record is missing: the step state, or the build failure. */
+static void missing_text(const struct rs_instance *in, const char *step, char *buf, size_t len)
+{
+	const char *b = rs_step(in, "build");
+	if ((b && strcmp(b, "failed") == 0) || rec_failed(in->build)) {
+		snprintf(buf, len, "not measured: build failed");
+		return;
+	}
+	const char *s = rs_step(in, step);
+	if (s)
+		snprintf(buf, len, "not measured (step %s: %s)", step, s);
+	else
+		snprintf(buf, len, "not measured");
+}
+
+/* ---------------- title and section 1 ---------------- */
+
+static void add_unique(const char **list, int *n, int max, const char *s)
+{
+	if (!s || !*s)
+		return;
+	for (int i = 0; i < *n; i++)
+		if (strcmp(list[i], s) == 0)
+			return;
+	if (*n < max)
+		list[(*n)++] = s;
+}
+
+static void join(char *buf, size_t len, const char **list, int n, const char *sep)
+{
+	buf[0] = '\0';
+	size_t k = 0;
+	for (int i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? sep : "", list[i]);
+}
+
+static const char *category_of(const struct record_set *rs)
+{
+	const char *c = jp_str(rs->campaign, "scheme.category", NULL);
+	if (c)
+		return c;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const char *k = kind_of(&rs->inst[i]);
+		if (k)
+			return strcmp(k, "kem") == 0 ? "key encapsulation" : "digital signature";
+	}
+	return "unknown";
+}
+
+static void section_title(const struct record_set *rs, rdoc *d)
+{
+	const char *name = jp_str(rs->campaign, "scheme.name", NULL);
+	const char *title = jp_str(rs->campaign, "scheme.title", NULL);
+	if (!name && rs->ninst)
+		name = rs->inst[0].name;
+	const char *machine = jp_str(rs->environment, "machine", NULL);
+	if (machine && strcmp(machine, "x86_64") == 0)
+		machine = "x86-64";
+	const char *system = jp_str(rs->campaign, "system", NULL);
+	char what[1024];
+	snprintf(what, sizeof what, "%s%s%s", name ? name : "records", title && (!name || strcmp(title, name)) ? " " : "",
+	         title && (!name || strcmp(title, name)) ? title : "");
+	char where[512] = "";
+	if (machine || system)
+		snprintf(where, sizeof where, " — performance on %s%s%s%s", machine ? machine : "",
+		         system ? (machine ? " (system " : "system ") : "", system ? system : "",
+		         system && machine ? ")" : "");
+	rdoc_heading(d, 1, "title", "%s%s", what, where);
+	rdoc_para(d, "Independent measurement with pqprof %s, in the section order of the reference "
+	          "performance reports. Every figure comes from a record listed in section 8.",
+	          jp_str(rs->environment, "pqprof_version", PACKAGE_VERSION));
+	const char *status = jp_str(rs->campaign, "status", NULL);
+	if (status && strcmp(status, "complete") != 0)
+		rdoc_para(d, "Campaign status: %s. Some steps did not finish; their rows say which.", status);
+}
+
+static void section_basic(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "basic", "1. Basic information");
+	const char *profiles[64], *names[256], *backends[16];
+	int np = 0, nn = 0, nb = 0;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		add_unique(profiles, &np, 64, in->profile[0] ? in->profile : jp_str(in->descriptor, "profile", NULL));
+		add_unique(names, &nn, 256, in->name);
+		for (int k = 0; k < in->nops; k++)
+			add_unique(backends, &nb, 16, jp_str(in->ops[k].bench, "backend.description",
+			                                     jp_str(in->ops[k].bench, "backend.name", NULL)));
+	}
+	char buf[8192];
+	const char *title = jp_str(rs->campaign, "scheme.title", jp_str(rs->campaign, "scheme.name", NULL));
+	rdoc_item(d, "Category: public-key algorithm; function: %s", category_of(rs));
+	rdoc_item(d, "Algorithm: %s", title ? title : (nn ? names[0] : "unknown"));
+	join(buf, sizeof buf, profiles, np, ", ");
+	rdoc_item(d, "Implementation versions measured: %s", np ? buf : "unknown");
+	join(buf, sizeof buf, names, nn, ", ");
+	rdoc_item(d, "Parameter sets: %s", nn ? buf : "none");
+	join(buf, sizeof buf, backends, nb, "; ");
+	rdoc_item(d, "Measurement method: pqprof %s; counter backend: %s",
+	          jp_str(rs->environment, "pqprof_version", PACKAGE_VERSION), nb ? buf : "no timing records");
+	const char *system = jp_str(rs->campaign, "system", NULL);
+	if (system)
+		rdoc_item(d, "System: %s", system);
+}
+
+/* ---------------- section 2 ---------------- */
+
+static void section_env(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "environment", "2. Assessment environment");
+	if (!rs->environment) {
+		rdoc_para(d, "No record carries the assessment environment.");
+		return;
+	}
+	env_info env;
+	if (env_from_json(rs->environment, &env, NULL) < 0) {
+		rdoc_para(d, "The recorded environment could not be read.");
+		return;
+	}
+	const char *s = jp_str(rs->campaign, "start_utc", NULL), *e = jp_str(rs->campaign, "end_utc", NULL);
+	if (s)
+		snprintf(env.start_utc, sizeof env.start_utc, "%s", s);
+	if (e)
+		snprintf(env.end_utc, sizeof env.end_utc, "%s", e);
+	env_row rows[ENV_MAX_ROWS];
+	int n = env_table(&env, rows, ENV_MAX_ROWS);
+	static const char *const hdr[] = { "item", "value" };
+	struct rd_table *t = rdoc_table(d, 2, hdr);
+	for (int i = 0; i < n; i++) {
+		const char *cells[] = { rows[i].item, rows[i].value };
+		rd_row(d, t, cells, 0);
+	}
+	char warn[ENV_MAX_WARNINGS][ENV_WARNING_LEN];
+	int nw = env_warnings(&env, warn, ENV_MAX_WARNINGS);
+	if (nw) {
+		char buf[ENV_MAX_WARNINGS * (ENV_WARNING_LEN + 2)];
+		const char *list[ENV_MAX_WARNINGS];
+		for (int i = 0; i < nw; i++)
+			list[i] = warn[i];
+		join(buf, sizeof buf, list, nw, "; ");
+		rdoc_para(d, "Caveats: %s.", buf);
+	}
+}
+
+/* ---------------- section 3 ---------------- */
+
+struct footnotes {
+	char *text[MAX_FOOTNOTES];
+	int n;
+};
+
+/* The footnote number of text (1-based), shared by identical texts. */
+static int footnote(struct footnotes *f, const char *text)
+{
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->text[i], text) == 0)
+			return i + 1;
+	if (f->n == MAX_FOOTNOTES)
+		return f->n;
+	f->text[f->n] = strdup(text);
+	if (!f->text[f->n])
+		return 0;
+	return ++f->n;
+}
+
+static void kat_explanation(const struct rs_instance *in, char *buf, size_t len)
+{
+	size_t k = 0;
+	if (!in->kat) {
+		const char *b = rs_step(in, "build");
+		if ((b && strcmp(b, "failed") == 0) || rec_failed(in->build)) {
+			char why[1024];
+			failure_text(in->build, why, sizeof why);
+			snprintf(buf, len, "Build failed: %s", why);
+		} else {
+			const char *s = rs_step(in, "kat");
+			snprintf(buf, len, "No KAT record%s%s%s.", s ? " (step kat: " : "", s ? s : "", s ? ")" : "");
+		}
+		return;
+	}
+	const char *v = jp_str(in->kat, "outcome.verdict", "unknown");
+	const char *reason = jp_str(in->kat, "outcome.reason", "");
+	k += (size_t)snprintf(buf + k, len - k, "%s: %s", v, reason[0] ? reason : "no reason recorded");
+	if (k < len && reason[0] && reason[strlen(reason) - 1] != '.')
+		k += (size_t)snprintf(buf + k, len - k, ".");
+	json_t *notes = jp(in->kat, "outcome.notes");
+	size_t i;
+	json_t *n;
+	int first = 1;
+	json_array_foreach(notes, i, n) {
+		if (!json_is_string(n) || k >= len)
+			continue;
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", first ? " API deviations and notes: " : "; ",
+		                      json_string_value(n));
+		first = 0;
+	}
+	if (!first && k < len)
+		k += (size_t)snprintf(buf + k, len - k, ".");
+	double rec = jp_num(in->kat, "outcome.record", -1);
+	const char *field = jp_str(in->kat, "outcome.field", "");
+	if (rec >= 0 && k < len)
+		snprintf(buf + k, len - k, " First difference: record %.0f%s%s.", rec, field[0] ? ", field " : "", field);
+}
+
+static void section_kat(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "kat", "3. Functional testing (KAT)");
+	rdoc_para(d, "Each library was checked against its known-answer test vectors before timing; the KAT "
+	          "record and log of each instance are listed in section 8.");
+	static const char *const hdr[] = { "instance", "build flags", "KAT" };
+	struct rd_table *t = rdoc_table(d, 3, hdr);
+	struct footnotes fn = { .n = 0 };
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		char verdict[128], expl[4096];
+		const char *flags = in->profile[0] ? in->profile : jp_str(in->descriptor, "cflags", NULL);
+		if (rs_validated(in)) {
+			snprintf(verdict, sizeof verdict, "PASS");
+		} else {
+			kat_explanation(in, expl, sizeof expl);
+			int num = footnote(&fn, expl);
+			snprintf(verdict, sizeof verdict, "%s [%d]",
+			         in->kat ? jp_str(in->kat, "outcome.verdict", "unknown") : "not run", num);
+		}
+		const char *cells[] = { in->name, flags, verdict };
+		rd_row(d, t, cells, 1u);
+	}
+	for (int i = 0; i < fn.n; i++) {
+		rdoc_para(d, "[%d] %s", i + 1, fn.text[i]);
+		free(fn.text[i]);
+	}
+	if (fn.n)
+		rdoc_para(d, "These instances are timed anyway; their output is not validated.");
+}
+
+/* ---------------- section 4 ---------------- */
+
+/* The unit every complete timing record shares; NULL when they differ, "" when there are none. */
+static const char *common_unit(const struct record_set *rs)
+{
+	const char *u = "";
+	for (size_t i = 0; i < rs->ninst; i++)
+		for (int k = 0; k < rs->inst[i].nops; k++) {
+			const json_t *b = rs->inst[i].ops[k].bench;
+			const char *x = b && !rec_failed(b) ? report_bench_unit(b) : NULL;
+			if (!x)
+				continue;
+			if (!u[0])
+				u = x;
+			else if (strcmp(u, x) != 0)
+				return NULL;
+		}
+	return u;
+}
+
+static void perf_row(const struct rs_instance *in, const struct rs_op *o, int mixed, rdoc *d, struct rd_table *t)
+{
+	char mean[96] = "–", tm[32] = "–", ops[32] = "–", med[32] = "–", n[1200] = "–";
+	const json_t *b = o ? o->bench : NULL;
+	if (!b) {
+		missing_text(in, "bench", n, sizeof n);
+	} else if (rec_failed(b) || !jp(b, "summary")) {
+		char why[1024];
+		failure_text(b, why, sizeof why);
+		snprintf(n, sizeof n, "failed: %s", why);
+	} else {
+		fmt_count(mean, sizeof mean, jp_num(b, "summary.mean_units", NAN));
+		if (mixed) {
+			size_t k = strlen(mean);
+			snprintf(mean + k, sizeof mean - k, " %s", report_bench_unit(b) ? report_bench_unit(b) : "units");
+		}
+		fmt_seconds(tm, sizeof tm, jp_num(b, "summary.mean_ns", NAN) * 1e-9);
+		fmt_sig3(ops, sizeof ops, jp_num(b, "summary.ops_per_s", NAN));
+		fmt_seconds(med, sizeof med, jp_num(b, "summary.median_trial_ns", NAN) * 1e-9);
+		snprintf(n, sizeof n, "%.0f (%.0f × %.0f)", jp_num(b, "summary.n", NAN), jp_num(b, "summary.trials", NAN),
+		         jp_num(b, "summary.iters", NAN));
+	}
+	const char *cells[] = { in->name, o ? o->op : "–", mean, tm, ops, med, n };
+	rd_row(d, t, cells, 1u);
+	if (!rs_validated(in))
+		rd_suffix(d, t, 0, " (output not validated)");
+}
+
+static void section_perf(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "performance", "4. Performance");
+	const char *unit = common_unit(rs);
+	char mean_hdr[96];
+	snprintf(mean_hdr, sizeof mean_hdr, "mean %s", !unit ? "count" : unit[0] ? unit : "cycles");
+	if (unit && !unit[0])
+		snprintf(mean_hdr, sizeof mean_hdr, "mean count");
+	double mlen = NAN;
+	for (size_t i = 0; i < rs->ninst && !isfinite(mlen); i++)
+		for (int k = 0; k < rs->inst[i].nops && !isfinite(mlen); k++)
+			mlen = jp_num(rs->inst[i].ops[k].bench, "message_bytes", NAN);
+	rdoc_para(d, "Each operation was calibrated with one call, then run in trials of about the same length, each "
+	          "trial in a fresh process; signatures are made over a %.0f-byte message. n is trials × iterations.",
+	          isfinite(mlen) ? mlen : 64.0);
+	if (!unit)
+		rdoc_para(d, "The timing records do not share one unit, so each mean carries its own unit; "
+		          "only \"cycles\" are CPU cycles.");
+	else if (unit[0] && strcmp(unit, "cycles") != 0)
+		rdoc_para(d, "No hardware cycle counter was used for these figures: the mean column counts %s, "
+		          "not CPU cycles.", unit);
+	const char *hdr[] = { "instance", "operation", mean_hdr, "mean time", "ops/s", "median trial",
+	                      "n (trials × iters)" };
+	struct rd_table *t = rdoc_table(d, 7, hdr);
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		if (!in->nops)
+			perf_row(in, NULL, !unit, d, t);
+		for (int k = 0; k < in->nops; k++)
+			perf_row(in, &in->ops[k], !unit, d, t);
+	}
+	if (!unit || !unit[0])
+		return;
+	/* One chart per operation, across instances. */
+	for (int opi = 0; opi < RS_MAX_OPS; opi++) {
+		static const char *const ops[] = { "keygen", "sign", "verify", "enc", "dec" };
+		struct rd_chart *c = NULL;
+		for (size_t i = 0; i < rs->ninst; i++) {
+			const struct rs_op *o = rs_find_op(&rs->inst[i], ops[opi]);
+			double v = o && !rec_failed(o->bench) ? jp_num(o->bench, "summary.mean_units", NAN) : NAN;
+			if (!isfinite(v) || v <= 0)
+				continue;
+			if (!c) {
+				char title[128], axis[160];
+				snprintf(title, sizeof title, "%s: mean %s per call", ops[opi], unit);
+				snprintf(axis, sizeof axis, "mean %s per call", unit);
+				c = rdoc_chart(d, title, axis, 0);
+			}
+			char label[2 * RS_NAME + 4];
+			snprintf(label, sizeof label, "%s%s%s", rs->inst[i].name, rs->inst[i].profile[0] ? " / " : "",
+			         rs->inst[i].profile);
+			rd_bar(d, c, label, v);
+		}
+	}
+}
+
+/* ---------------- section 5 ---------------- */
+
+static double static_image(const struct rs_instance *in, const struct rs_op *o)
+{
+	double v = o ? jp_num(o->memory, "static_image_bytes", -1) : -1;
+	if (v < 0)
+		v = jp_num(in->sizes, "elf.image_memsz", -1);
+	return v;
+}
+
+static void section_memory(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "resources", "5. Resource consumption");
+	rdoc_para(d, "Static memory is approximated by the library's loadable ELF segments; peak memory is the "
+	          "process high-water mark (VmHWM) including the benchmark driver and libc, so both are "
+	          "upper-bound proxies rather than isolated algorithm memory. Beyond the reference, stack is the "
+	          "call's high-water mark on a painted stack and heap is the peak of the call's own live "
+	          "allocations.");
+	static const char *const hdr[] = { "instance", "operation", "static: ELF image (bytes)", "baseline RSS",
+	                                   "peak RSS", "stack", "heap peak", "allocations" };
+	struct rd_table *t = rdoc_table(d, 8, hdr);
+	struct rd_chart *chart = NULL;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		for (int k = 0; k < (in->nops ? in->nops : 1); k++) {
+			const struct rs_op *o = in->nops ? &in->ops[k] : NULL;
+			const json_t *m = o ? o->memory : NULL;
+			char img[32] = "–", base[32] = "–", peak[1200] = "–", st[32] = "–", heap[32] = "–", al[32] = "–";
+			double si = static_image(in, o);
+			if (si >= 0)
+				snprintf(img, sizeof img, "%.0f", si);
+			if (!m) {
+				missing_text(in, "mem", peak, sizeof peak);
+			} else if (rec_failed(m)) {
+				char why[1024];
+				failure_text(m, why, sizeof why);
+				snprintf(peak, sizeof peak, "failed: %s", why);
+			} else {
+				fmt_kib(base, sizeof base, jp_num(m, "memory.baseline_rss", NAN));
+				fmt_kib(peak, sizeof peak, jp_num(m, "memory.peak_rss", NAN));
+				fmt_bytes(st, sizeof st, jp_num(m, "memory.stack.used", NAN));
+				if (jp_true(m, "memory.heap.available")) {
+					fmt_bytes(heap, sizeof heap, jp_num(m, "memory.heap.peak_live_bytes", NAN));
+					snprintf(al, sizeof al, "%.0f", jp_num(m, "memory.heap.allocs", NAN));
+				} else {
+					snprintf(heap, sizeof heap, "n/a");
+				}
+				double pk = jp_num(m, "memory.peak_rss", NAN);
+				if (isfinite(pk) && pk > 0) {
+					if (!chart)
+						chart = rdoc_chart(d, "peak RSS per instance and operation", "peak RSS (KiB)", 1);
+					char label[2 * RS_NAME + 32];
+					snprintf(label, sizeof label, "%s%s%s %s", in->name, in->profile[0] ? " / " : "",
+					         in->profile, o->op);
+					rd_bar(d, chart, label, pk);
+				}
+			}
+			const char *cells[] = { in->name, o ? o->op : "–", img, base, peak, st, heap, al };
+			rd_row(d, t, cells, 1u);
+		}
+	}
+}
+
+/* ---------------- section 6 ---------------- */
+
+static void section_sizes(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "sizes", "6. Transmission and storage overhead");
+	int sig = 0, kem = 0;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const char *k = kind_of(&rs->inst[i]);
+		if (k && strcmp(k, "kem") == 0)
+			kem = 1;
+		else
+			sig = 1;
+	}
+	rdoc_para(d, "Sizes in bytes as each instance declares them through its API; the produced lengths were "
+	          "sampled over many seeds, and the size audit lists every disagreement.");
+	const char *hdr[6] = { "instance", "public key", "secret key" };
+	const char *keys[6] = { NULL, "pk", "sk" };
+	int nc = 3;
+	if (sig) {
+		hdr[nc] = "signature";
+		keys[nc++] = "sig";
+	}
+	if (kem) {
+		hdr[nc] = "ciphertext";
+		keys[nc++] = "ct";
+		hdr[nc] = "shared secret";
+		keys[nc++] = "ss";
+	}
+	struct rd_table *t = rdoc_table(d, nc, hdr);
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		char val[6][32];
+		const char *cells[6] = { in->name };
+		for (int c = 1; c < nc; c++) {
+			char path[32];
+			snprintf(path, sizeof path, "%s.declared", keys[c]);
+			double v = jp_num(in->sizes, path, NAN);
+			if (!isfinite(v)) {
+				snprintf(path, sizeof path, "sizes.%s", keys[c]);
+				v = jp_num(in->descriptor, path, NAN);
+			}
+			snprintf(val[c], sizeof val[c], "%.0f", v);
+			cells[c] = isfinite(v) && v > 0 ? val[c] : NULL;
+		}
+		rd_row(d, t, cells, 1u);
+	}
+	int audits = 0, have = 0;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		if (!in->sizes)
+			continue;
+		have = 1;
+		if (rec_failed(in->sizes)) {
+			char why[1024];
+			failure_text(in->sizes, why, sizeof why);
+			rdoc_item(d, "%s: size sampling failed: %s", in->name, why);
+			audits++;
+			continue;
+		}
+		size_t k;
+		json_t *line;
+		json_array_foreach(jp(in->sizes, "audit"), k, line)
+			if (json_is_string(line)) {
+				rdoc_item(d, "size audit, %s: %s", in->name, json_string_value(line));
+				audits++;
+			}
+	}
+	if (have && !audits)
+		rdoc_para(d, "Size audit: the produced sizes agree with the declared ones for every instance.");
+	else if (!have)
+		rdoc_para(d, "No sizes records: the sizes above are the declared ones from the instance descriptors.");
+}
+
+/* ---------------- section 7 ---------------- */
+
+static void group_header(const char *name, char *buf, size_t len)
+{
+	if (strcmp(name, "hash") == 0)
+		snprintf(buf, len, "hash/XOF share (95%% interval)");
+	else if (strcmp(name, "drng") == 0)
+		snprintf(buf, len, "DRNG share (95%% interval)");
+	else
+		snprintf(buf, len, "%s share (95%% interval)", name);
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	const char *x = jp_str(*(json_t *const *)a, "name", ""), *y = jp_str(*(json_t *const *)b, "name", "");
+	return strcmp(x, y);
+}
+
+/* "pseudoXOF 3.69e+04, pseudohash 102", sorted by name; zero counts left out. */
+static void calls_text(const json_t *prof, char *buf, size_t len)
+{
+	json_t *calls = jp(prof, "calls");
+	if (!calls) {
+		snprintf(buf, len, "–");
+		return;
+	}
+	if (!jp_true(calls, "available")) {
+		snprintf(buf, len, "unavailable: %s", jp_str(calls, "reason", "no reason recorded"));
+		return;
+	}
+	json_t *fns = jp(calls, "functions");
+	size_t n = json_array_size(fns), k = 0;
+	json_t **v = calloc(n ? n : 1, sizeof *v);
+	if (!v) {
+		snprintf(buf, len, "–");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (json_is_object(json_array_get(fns, i)))
+			v[k++] = json_array_get(fns, i);
+	qsort(v, k, sizeof *v, cmp_call);
+	size_t w = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < k && w < len; i++) {
+		double c = jp_num(v[i], "calls_per_op", NAN);
+		if (!isfinite(c) || c <= 0)
+			continue;
+		char num[32];
+		fmt_sig3(num, sizeof num, c);
+		w += (size_t)snprintf(buf + w, len - w, "%s%s %s", w ? ", " : "", jp_str(v[i], "name", "?"), num);
+	}
+	free(v);
+	if (!buf[0])
+		snprintf(buf, len, "–");
+}
+
+static void section_symmetric(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "symmetric", "7. Symmetric primitives");
+	rdoc_para(d, "Share of each operation spent in hash/XOF and DRNG functions: the share of sampled call "
+	          "stacks with a frame in the group's functions, with its 95%% interval; calls per operation are "
+	          "exact counts of the helper functions.");
+	const char *groups[MAX_GROUPS] = { "hash", "drng" };
+	int ng = 2;
+	for (size_t i = 0; i < rs->ninst; i++)
+		for (int k = 0; k < rs->inst[i].nops; k++) {
+			size_t g;
+			json_t *gr;
+			json_array_foreach(jp(rs->inst[i].ops[k].profile, "groups"), g, gr)
+				add_unique(groups, &ng, MAX_GROUPS, jp_str(gr, "name", NULL));
+		}
+	char hbuf[MAX_GROUPS][96];
+	const char *hdr[MAX_GROUPS + 3] = { "instance", "operation" };
+	for (int g = 0; g < ng; g++) {
+		group_header(groups[g], hbuf[g], sizeof hbuf[g]);
+		hdr[2 + g] = hbuf[g];
+	}
+	hdr[2 + ng] = "calls per operation";
+	struct rd_table *t = rdoc_table(d, ng + 3, hdr);
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		for (int k = 0; k < in->nops; k++) {
+			const json_t *p = in->ops[k].profile;
+			char cellbuf[MAX_GROUPS][96], calls[2048];
+			const char *cells[MAX_GROUPS + 3] = { in->name, in->ops[k].op };
+			for (int g = 0; g < ng; g++) {
+				cells[2 + g] = NULL;
+				size_t gi;
+				json_t *gr;
+				json_array_foreach(jp(p, "groups"), gi, gr) {
+					const char *nm = jp_str(gr, "name", "");
+					if (strcmp(nm, groups[g]) != 0)
+						continue;
+					fmt_share_ci(cellbuf[g], sizeof cellbuf[g], jp_num(gr, "share", NAN), jp_num(gr, "lo", NAN),
+					             jp_num(gr, "hi", NAN));
+					cells[2 + g] = cellbuf[g];
+				}
+			}
+			if (p)
+				calls_text(p, calls, sizeof calls);
+			else
+				missing_text(in, "profile", calls, sizeof calls);
+			cells[2 + ng] = calls;
+			rd_row(d, t, cells, 1u);
+		}
+	}
+}
+
+/* ---------------- section 8 ---------------- */
+
+static void section_evidence(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "evidence", "8. Raw evidence index");
+	rdoc_para(d, "Paths are relative to this report's directory; each sha256 covers the whole file (the first "
+	          "16 hex digits are shown, report.json has them in full). Each timing record holds its command, "
+	          "environment and every trial's per-call values.");
+	static const char *const hdr[] = { "instance", "item", "file", "sha256" };
+	struct rd_table *t = rdoc_table(d, 4, hdr);
+	for (size_t i = 0; i < rs->nev; i++) {
+		const struct rs_evidence *e = &rs->ev[i];
+		char sha[32];
+		snprintf(sha, sizeof sha, "%.16s…", e->sha256);
+		const char *cells[] = { e->instance[0] ? e->instance : NULL, e->item, e->file, sha };
+		rd_row(d, t, cells, 1u | 4u | 8u);
+	}
+}
+
+/* ---------------- hotspots ---------------- */
+
+static double num_or(const json_t *o, const char *k)
+{
+	return jp_num(o, k, NAN);
+}
+
+static int cmp_self(const void *a, const void *b)
+{
+	double x = num_or(*(json_t *const *)a, "self_share"), y = num_or(*(json_t *const *)b, "self_share");
+	if (!isfinite(x))
+		x = -1;
+	if (!isfinite(y))
+		y = -1;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d)
+{
+	const json_t *p = o->profile;
+	const char *unit = jp_str(p, "unit", "units");
+	rdoc_heading(d, 3, NULL, "%s%s%s — %s", in->name, in->profile[0] ? " / " : "", in->profile, o->op);
+	char upo[32];
+	fmt_count(upo, sizeof upo, jp_num(p, "units_per_op", NAN));
+	rdoc_para(d, "%.0f samples of %s (%s call graphs) over %.0f calls; %.0f lost, %.0f truncated stacks; "
+	          "about %s %s per call.", jp_num(p, "samples", 0), jp_str(p, "event", "an unnamed event"),
+	          jp_str(p, "callgraph", "unknown"), jp_num(p, "ops", 0), jp_num(p, "lost", 0),
+	          jp_num(p, "truncated", 0), upo, unit);
+	if (jp_str(p, "event_fallback", NULL))
+		rdoc_para(d, "Event fallback: %s", jp_str(p, "event_fallback", ""));
+	json_t *fns = jp(p, "functions");
+	size_t n = json_array_size(fns), k = 0;
+	json_t **v = calloc(n ? n : 1, sizeof *v);
+	if (v) {
+		for (size_t i = 0; i < n; i++)
+			if (json_is_object(json_array_get(fns, i)))
+				v[k++] = json_array_get(fns, i);
+		qsort(v, k, sizeof *v, cmp_self);
+		char est[64];
+		snprintf(est, sizeof est, "est. %s per op", unit);
+		const char *hdr[] = { "function", "module", "self (95% interval)", "inclusive (95% interval)", est };
+		struct rd_table *t = k ? rdoc_table(d, 5, hdr) : NULL;
+		for (size_t i = 0; i < k && i < TOP_FUNCTIONS; i++) {
+			char self[96], incl[96], per[32];
+			fmt_share_ci(self, sizeof self, num_or(v[i], "self_share"), num_or(v[i], "self_lo"),
+			             num_or(v[i], "self_hi"));
+			fmt_share_ci(incl, sizeof incl, num_or(v[i], "incl_share"), num_or(v[i], "incl_lo"),
+			             num_or(v[i], "incl_hi"));
+			fmt_count(per, sizeof per, num_or(v[i], "units_per_op"));
+			const char *cells[] = { jp_str(v[i], "name", "[unknown]"), jp_str(v[i], "module", NULL), self, incl,
+			                        per };
+			rd_row(d, t, cells, 1u);
+		}
+		free(v);
+		if (!k)
+			rdoc_para(d, "No function attribution in this profile.");
+	}
+	size_t g;
+	json_t *gr;
+	json_array_foreach(jp(p, "groups"), g, gr) {
+		char s[96];
+		fmt_share_ci(s, sizeof s, num_or(gr, "share"), num_or(gr, "lo"), num_or(gr, "hi"));
+		rdoc_item(d, "group %s: %s of samples", jp_str(gr, "name", "?"), s);
+	}
+	json_t *lines = jp(p, "lines");
+	if (json_array_size(lines)) {
+		static const char *const hdr[] = { "function", "source line", "samples", "share" };
+		struct rd_table *t = rdoc_table(d, 4, hdr);
+		for (size_t i = 0; i < json_array_size(lines) && i < TOP_LINES; i++) {
+			json_t *l = json_array_get(lines, i);
+			char where[1200], smp[32], sh[32];
+			snprintf(where, sizeof where, "%s:%.0f", jp_str(l, "file", "?"), jp_num(l, "line", 0));
+			snprintf(smp, sizeof smp, "%.0f", jp_num(l, "samples", NAN));
+			report_fmt_share(sh, sizeof sh, jp_num(l, "share", NAN));
+			const char *cells[] = { jp_str(l, "function", "[unknown]"), where, smp, sh };
+			rd_row(d, t, cells, 1u | 2u);
+		}
+	}
+	if (o->flame_file[0])
+		rdoc_flame(d, "flame graph", o->flame_file);
+}
+
+static void section_hotspots(const struct record_set *rs, rdoc *d)
+{
+	rdoc_heading(d, 2, "hotspots", "9. Hotspots");
+	int any = 0;
+	for (size_t i = 0; i < rs->ninst; i++)
+		for (int k = 0; k < rs->inst[i].nops; k++)
+			if (rs->inst[i].ops[k].profile) {
+				if (!any)
+					rdoc_para(d, "Where each profiled operation spends its time: the functions with the "
+					          "largest self share of samples, with 95%% intervals, and the estimated cost "
+					          "per call of each.");
+				any = 1;
+				hotspot(&rs->inst[i], &rs->inst[i].ops[k], d);
+			}
+	if (!any)
+		rdoc_para(d, "No operation was profiled.");
+}
+
+int report_build_doc(const struct record_set *rs, rdoc *doc, pq_error *err)
+{
+	section_title(rs, doc);
+	section_basic(rs, doc);
+	section_env(rs, doc);
+	section_kat(rs, doc);
+	section_perf(rs, doc);
+	section_memory(rs, doc);
+	section_sizes(rs, doc);
+	section_symmetric(rs, doc);
+	section_evidence(rs, doc);
+	section_hotspots(rs, doc);
+	if (doc->oom)
+		return pq_fail(err, PQ_ENOMEM, "out of memory building the report");
+	return 0;
+}

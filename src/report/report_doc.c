@@ -1,0 +1,240 @@
+/* report_doc: the block model of a report; see report_doc.h. */
+#include "config.h"
+#include "report/report_doc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *vdupf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	return s;
+}
+
+char *rd_strdupf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = vdupf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void rdoc_init(rdoc *d)
+{
+	memset(d, 0, sizeof *d);
+}
+
+static struct rd_block *push(rdoc *d, enum rd_kind kind)
+{
+	if (d->n == d->cap) {
+		size_t ncap = d->cap ? d->cap * 2 : 64;
+		struct rd_block *nb = realloc(d->b, ncap * sizeof *nb);
+		if (!nb) {
+			d->oom = 1;
+			return NULL;
+		}
+		d->b = nb;
+		d->cap = ncap;
+	}
+	struct rd_block *b = &d->b[d->n++];
+	memset(b, 0, sizeof *b);
+	b->kind = kind;
+	return b;
+}
+
+static char *checked(rdoc *d, char *s)
+{
+	if (!s)
+		d->oom = 1;
+	return s;
+}
+
+void rdoc_heading(rdoc *d, int level, const char *id, const char *fmt, ...)
+{
+	struct rd_block *b = push(d, RD_HEADING);
+	if (!b)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	b->text = checked(d, vdupf(fmt, ap));
+	va_end(ap);
+	b->level = level;
+	b->id = checked(d, strdup(id ? id : ""));
+}
+
+void rdoc_para(rdoc *d, const char *fmt, ...)
+{
+	struct rd_block *b = push(d, RD_PARA);
+	if (!b)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	b->text = checked(d, vdupf(fmt, ap));
+	va_end(ap);
+}
+
+void rdoc_list(rdoc *d)
+{
+	push(d, RD_LIST);
+}
+
+void rdoc_item(rdoc *d, const char *fmt, ...)
+{
+	if (!d->n || d->b[d->n - 1].kind != RD_LIST)
+		rdoc_list(d);
+	if (d->oom)
+		return;
+	struct rd_block *b = &d->b[d->n - 1];
+	char **ni = realloc(b->items, (b->nitems + 1) * sizeof *ni);
+	if (!ni) {
+		d->oom = 1;
+		return;
+	}
+	b->items = ni;
+	va_list ap;
+	va_start(ap, fmt);
+	b->items[b->nitems] = checked(d, vdupf(fmt, ap));
+	va_end(ap);
+	if (b->items[b->nitems])
+		b->nitems++;
+}
+
+struct rd_table *rdoc_table(rdoc *d, int ncols, const char *const *headers)
+{
+	struct rd_block *b = push(d, RD_TABLE);
+	if (!b)
+		return NULL;
+	struct rd_table *t = calloc(1, sizeof *t);
+	char **h = calloc((size_t)ncols, sizeof *h);
+	if (!t || !h) {
+		free(t);
+		free(h);
+		d->oom = 1;
+		return NULL;
+	}
+	t->ncols = ncols;
+	t->headers = h;
+	for (int i = 0; i < ncols; i++)
+		h[i] = checked(d, strdup(headers[i] ? headers[i] : ""));
+	b->table = t;
+	return t;
+}
+
+void rd_row(rdoc *d, struct rd_table *t, const char *const *cells, unsigned code)
+{
+	if (!t)
+		return;
+	if (t->nrows == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 16;
+		struct rd_cell *nc = realloc(t->cells, ncap * (size_t)t->ncols * sizeof *nc);
+		if (!nc) {
+			d->oom = 1;
+			return;
+		}
+		t->cells = nc;
+		t->cap = ncap;
+	}
+	struct rd_cell *row = &t->cells[t->nrows * (size_t)t->ncols];
+	for (int i = 0; i < t->ncols; i++) {
+		row[i].text = checked(d, strdup(cells[i] ? cells[i] : "–"));
+		row[i].code = cells[i] && (code >> i & 1u);
+		row[i].suffix = NULL;
+	}
+	t->nrows++;
+}
+
+void rd_suffix(rdoc *d, struct rd_table *t, int col, const char *suffix)
+{
+	if (!t || !t->nrows || col < 0 || col >= t->ncols)
+		return;
+	struct rd_cell *c = &t->cells[(t->nrows - 1) * (size_t)t->ncols + (size_t)col];
+	free(c->suffix);
+	c->suffix = checked(d, strdup(suffix));
+}
+
+struct rd_chart *rdoc_chart(rdoc *d, const char *title, const char *axis, int bytes)
+{
+	struct rd_block *b = push(d, RD_CHART);
+	if (!b)
+		return NULL;
+	struct rd_chart *c = calloc(1, sizeof *c);
+	if (!c) {
+		d->oom = 1;
+		return NULL;
+	}
+	c->title = checked(d, strdup(title));
+	c->axis = checked(d, strdup(axis));
+	c->bytes = bytes;
+	b->chart = c;
+	return c;
+}
+
+void rd_bar(rdoc *d, struct rd_chart *c, const char *label, double value)
+{
+	if (!c)
+		return;
+	char **nl = realloc(c->labels, (c->n + 1) * sizeof *nl);
+	if (nl)
+		c->labels = nl;
+	double *nv = realloc(c->values, (c->n + 1) * sizeof *nv);
+	if (nv)
+		c->values = nv;
+	if (!nl || !nv) {
+		d->oom = 1;
+		return;
+	}
+	c->labels[c->n] = checked(d, strdup(label));
+	c->values[c->n] = value;
+	if (c->labels[c->n])
+		c->n++;
+}
+
+void rdoc_flame(rdoc *d, const char *caption, const char *path)
+{
+	struct rd_block *b = push(d, RD_FLAME);
+	if (!b)
+		return;
+	b->text = checked(d, strdup(caption));
+	b->path = checked(d, strdup(path));
+}
+
+void rdoc_free(rdoc *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		struct rd_block *b = &d->b[i];
+		free(b->text);
+		free(b->id);
+		free(b->path);
+		for (size_t k = 0; k < b->nitems; k++)
+			free(b->items[k]);
+		free(b->items);
+		if (b->table) {
+			for (int k = 0; k < b->table->ncols; k++)
+				free(b->table->headers[k]);
+			free(b->table->headers);
+			for (size_t k = 0; k < b->table->nrows * (size_t)b->table->ncols; k++)
+			{
+				free(b->table->cells[k].text);
+				free(b->table->cells[k].suffix);
+			}
+			free(b->table->cells);
+			free(b->table);
+		}
+		if (b->chart) {
+			free(b->chart->title);
+			free(b->chart->axis);
+			for (size_t k = 0; k < b->chart->n; k++)
+				free(b->chart->labels[k]);
+			free(b->chart->labels);
+			free(b->chart->values);
+			free(b->chart);
+		}
+	}
+	free(d->b);
+	memset(d, 0, sizeof *d);
+}

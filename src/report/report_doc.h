@@ -1,0 +1,84 @@
+/*
+ * report_doc: the report as an ordered list of blocks -- headings,
+ * paragraphs, bullet lists, tables, charts and flame graph references --
+ * built once from a record set and then rendered as Markdown and as
+ * HTML.  Blocks hold plain text (never markup); each renderer escapes
+ * for its own format, so a hostile instance name or failure reason cannot
+ * inject anything.  Table cells may be marked as code (instance names,
+ * file paths), which Markdown shows in backticks and HTML in <code>.
+ */
+#ifndef PQ_REPORT_DOC_H
+#define PQ_REPORT_DOC_H
+
+#include <stddef.h>
+
+enum rd_kind { RD_HEADING, RD_PARA, RD_LIST, RD_TABLE, RD_CHART, RD_FLAME };
+
+struct rd_cell {
+	char *text;
+	int code;
+	char *suffix;             /* plain text after a code cell, or NULL */
+};
+
+struct rd_table {
+	int ncols;
+	char **headers;
+	struct rd_cell *cells;    /* nrows * ncols, row-major */
+	size_t nrows, cap;
+};
+
+/* A horizontal bar chart: one bar per label. */
+struct rd_chart {
+	char *title;
+	char *axis;               /* axis caption, with the unit */
+	int bytes;                /* values are bytes: label bars in KiB */
+	size_t n;
+	char **labels;
+	double *values;
+};
+
+struct rd_block {
+	enum rd_kind kind;
+	int level;                /* heading level 1..3 */
+	char *text;               /* heading, paragraph; flame graph caption */
+	char *id;                 /* heading anchor, "" if none */
+	char **items;             /* list items */
+	size_t nitems;
+	struct rd_table *table;
+	struct rd_chart *chart;
+	char *path;               /* flame graph: file relative to the report */
+};
+
+typedef struct rdoc {
+	struct rd_block *b;
+	size_t n, cap;
+	int oom;                  /* an allocation failed; rendering refuses */
+} rdoc;
+
+void rdoc_init(rdoc *d);
+void rdoc_free(rdoc *d);
+
+void rdoc_heading(rdoc *d, int level, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void rdoc_para(rdoc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Start a bullet list; then add items to it. */
+void rdoc_list(rdoc *d);
+void rdoc_item(rdoc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Start a table with ncols headers (const char *), then add rows. */
+struct rd_table *rdoc_table(rdoc *d, int ncols, const char *const *headers);
+/* Append a row; cells[i] NULL is shown as "–".  code: bit i marks cell i as code. */
+void rd_row(rdoc *d, struct rd_table *t, const char *const *cells, unsigned code);
+
+/* Plain text shown after cell col of the table's last row. */
+void rd_suffix(rdoc *d, struct rd_table *t, int col, const char *suffix);
+
+struct rd_chart *rdoc_chart(rdoc *d, const char *title, const char *axis, int bytes);
+void rd_bar(rdoc *d, struct rd_chart *c, const char *label, double value);
+
+void rdoc_flame(rdoc *d, const char *caption, const char *path);
+
+/* "%s" of a printf format into a new string (NULL when out of memory). */
+char *rd_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
