@@ -9,6 +9,7 @@
 #include "runner/mem_run.h"
 #include "runner/op_ctx.h"
 #include "campaign/steps.h"
+#include "report/bench_table.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -541,6 +542,49 @@ static void run_unit(struct campaign *c, struct unit *u, json_t *env)
 	json_decref(desc);
 }
 
+/* The performance table with each instance's KAT verdict, from the records. */
+static void print_summary(struct campaign *c, FILE *out)
+{
+	const char *unit = NULL;
+	int header = 0;
+	for (int i = 0; i < c->nunits; i++) {
+		const struct unit *u = &c->units[i];
+		char p[PATH_MAX], verdict[96] = "KAT: not run";
+		path_of(c, p, sizeof p, "kat", u->label, NULL, ".json");
+		json_t *k = read_json(p);
+		if (k) {
+			const char *v = json_string_value(json_object_get(json_object_get(k, "outcome"), "verdict"));
+			snprintf(verdict, sizeof verdict, "KAT %s%s", v ? v : "?",
+			         v && strcmp(v, "PASS") != 0 ? " (output not validated)" : "");
+			json_decref(k);
+		}
+		static const char *const ops[] = { "keygen", "sign", "verify", "enc", "dec" };
+		for (int o = 0; o < 5; o++) {
+			path_of(c, p, sizeof p, "records", u->label, ops[o], ".json");
+			json_t *r = read_json(p);
+			if (!r)
+				continue;
+			const char *ru = json_string_value(json_object_get(json_object_get(r, "backend"), "unit"));
+			if (!header || (ru && unit && strcmp(ru, unit) != 0)) {
+				bench_table_header(out, ru);
+				header = 1;
+				unit = ru ? strdup(ru) : NULL;
+			}
+			bench_table_row(out, r, verdict);
+			json_decref(r);
+		}
+		if (!built_ok(c, u)) {
+			path_of(c, p, sizeof p, "build", u->label, NULL, ".json");
+			json_t *b = read_json(p);
+			fprintf(out, "%-28s build failed: %s\n", u->instance,
+			        b ? json_string_value(json_object_get(b, "failure")) : "?");
+			json_decref(b);
+		}
+	}
+	free((char *)unit);
+	fflush(out);
+}
+
 static int make_subdirs(const char *dir, pq_error *err)
 {
 	static const char *const subs[] = { "", "lib", "build", "kat", "records", "memory", "sizes", "profile",
@@ -662,6 +706,8 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 		fprintf(o->progress, "%scampaign %s: %d units done in %.0f s\n", o->progress_tty ? "" : "progress ",
 		        c.dir, c.nunits, now_s() - c.t0);
 	}
+	if (o->summary)
+		print_summary(&c, o->summary);
 	if (!o->no_report)
 		r = steps_report(c.dir, err);
 	json_decref(env);

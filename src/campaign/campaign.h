@@ -44,6 +44,7 @@ struct campaign_opts {
 	const char *events;         /* counter events, default "cycles" */
 	const char *command;        /* the command line, for records */
 	FILE *progress;             /* where progress goes (stderr) */
+	FILE *summary;              /* where the closing performance table goes (stdout), or NULL */
 	int progress_tty;           /* progress as a live line, else key=value lines */
 };
 

@@ -5,7 +5,7 @@
 #include "core/atomic_file.h"
 #include "core/options.h"
 #include "measure/env.h"
-#include "report/units.h"
+#include "report/bench_table.h"
 #include "runner/bench.h"
 #include "runner/child.h"
 
@@ -18,34 +18,6 @@ static const char usage[] =
 	"pqprof bench LIB [--op keygen|sign|verify|enc|dec|all] [--trials N] [--target SECONDS]\n"
 	"                 [--iters N] [--events cycles,instructions,...] [--backend NAME] [--cpu N]\n"
 	"                 [--timeout S] [--records DIR] [--json]";
-
-static void print_header(const char *unit)
-{
-	printf("%-28s %-8s %14s %10s %10s %12s %18s %12s %12s %7s\n", "instance", "op", unit,
-	       "mean time", "ops/s", "median trial", "n (trials x iters)", "min", "p90", "cv");
-}
-
-static void print_row(json_t *rec)
-{
-	json_t *s = json_object_get(rec, "summary");
-	const char *name = json_string_value(json_object_get(json_object_get(rec, "instance"), "name"));
-	const char *op = json_string_value(json_object_get(rec, "op"));
-	char mean[32], t[32], ops[32], med[32], n[48], mn[32], p90[32], cv[16];
-	double spu = json_number_value(json_object_get(json_object_get(rec, "backend"), "seconds_per_unit"));
-	(void)spu;
-	fmt_count(mean, sizeof mean, json_number_value(json_object_get(s, "mean_units")));
-	fmt_seconds(t, sizeof t, json_number_value(json_object_get(s, "mean_ns")) * 1e-9);
-	fmt_sig3(ops, sizeof ops, json_number_value(json_object_get(s, "ops_per_s")));
-	fmt_seconds(med, sizeof med, json_number_value(json_object_get(s, "median_trial_ns")) * 1e-9);
-	snprintf(n, sizeof n, "%lld (%lld x %lld)", (long long)json_integer_value(json_object_get(s, "n")),
-	         (long long)json_integer_value(json_object_get(s, "trials")),
-	         (long long)json_integer_value(json_object_get(s, "iters")));
-	fmt_count(mn, sizeof mn, json_number_value(json_object_get(s, "min_units")));
-	fmt_count(p90, sizeof p90, json_number_value(json_object_get(s, "p90_units")));
-	snprintf(cv, sizeof cv, "%.2f%%", 100.0 * json_number_value(json_object_get(s, "cv_trials")));
-	printf("%-28s %-8s %14s %10s %10s %12s %18s %12s %12s %7s\n", name ? name : "?", op, mean, t, ops, med, n,
-	       mn, p90, cv);
-}
 
 int cmd_bench(int argc, char **argv)
 {
@@ -154,12 +126,10 @@ int cmd_bench(int argc, char **argv)
 					       json_number_value(json_object_get(ov, "units")),
 					       json_string_value(json_object_get(b, "unit")),
 					       json_number_value(json_object_get(ov, "ns")));
-				char unit[64];
-				snprintf(unit, sizeof unit, "mean %s", json_string_value(json_object_get(b, "unit")));
-				print_header(unit);
+				bench_table_header(stdout, json_string_value(json_object_get(b, "unit")));
 				header = 1;
 			}
-			print_row(rec);
+			bench_table_row(stdout, rec, NULL);
 			fflush(stdout);
 		}
 		json_decref(rec);

@@ -65,7 +65,7 @@ int cmd_run(int argc, char **argv)
 		.out_dir = out, .system = system, .profiles = profiles, .steps = steps, .cpu = (int)cpu,
 		.timeout_s = timeout, .kat_timeout_s = kat_timeout, .trials = (int)trials, .target_s = target,
 		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
-		.events = events, .command = command, .progress = stderr, .progress_tty = isatty(2),
+		.events = events, .command = command, .progress = stderr, .progress_tty = isatty(2), .summary = stdout,
 	};
 	int status = 0;
 	for (int i = 0; i < np; i++) {

@@ -1,3 +1,15 @@
-# report: number formatting, records, Markdown / HTML / CSV reports.
+# report: number formatting, record sets, Markdown / HTML / CSV / JSON
+# reports, charts, and record-set comparisons.  Tests are in tests/report.mk.
 libpqprof_a_SOURCES += \
-	src/report/units.c src/report/units.h
+	src/report/units.c src/report/units.h \
+	src/report/jpath.c src/report/jpath.h \
+	src/report/escape.c src/report/escape.h \
+	src/report/record_set.c src/report/record_set.h \
+	src/report/report_doc.c src/report/report_doc.h \
+	src/report/report_build.c \
+	src/report/report_md.c src/report/report_html.c \
+	src/report/report_csv.c src/report/report_json.c \
+	src/report/charts.c src/report/charts.h \
+	src/report/report.c src/report/report.h \
+	src/report/compare.c src/report/compare.h
+EXTRA_DIST += doc/records.md

@@ -13,6 +13,7 @@
 #define PQ_REPORT_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "core/pq_error.h"
 #include "report/record_set.h"
@@ -29,6 +30,8 @@ int report_build_doc(const struct record_set *rs, rdoc *doc, pq_error *err);
 
 /* Renderers.  set_dir is where relative paths in the document point. */
 int report_write_markdown(const rdoc *doc, const char *path, pq_error *err);
+/* The Markdown of doc onto an open stream (standard output for commands). */
+void report_markdown_to(FILE *out, const rdoc *doc);
 int report_write_html(const rdoc *doc, const char *set_dir, const char *path, pq_error *err);
 int report_write_csv(const struct record_set *rs, const char *path, pq_error *err);
 /* The merged document (new reference), NULL when out of memory. */

@@ -1,0 +1,18 @@
+/*
+ * bench_table: the performance table as pqprof prints it on a terminal,
+ * from pqprof.bench/1 records (used by `pqprof bench` and `pqprof run`).
+ * The unit column says what was measured: "mean cycles" only when the
+ * backend counted cycles.
+ */
+#ifndef PQ_BENCH_TABLE_H
+#define PQ_BENCH_TABLE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* Header line for records whose backend unit is `unit` ("cycles", "TSC ticks", "ns"). */
+void bench_table_header(FILE *out, const char *unit);
+/* One row; `extra` (may be NULL) is appended, e.g. a KAT verdict. */
+void bench_table_row(FILE *out, json_t *record, const char *extra);
+
+#endif
