@@ -40,3 +40,14 @@ finish() {
 	echo "$PASSES passed, $FAILS failed"
 	[ "$FAILS" -eq 0 ]
 }
+
+# jnum FILE KEY: the first number stored under "KEY" in an indented JSON file.
+jnum() {
+	sed -n "s/^ *\"$2\": \([0-9.eE+-]*\),\{0,1\}$/\1/p" "$1" | head -n 1
+}
+
+# expect_between VALUE LO HI DESCRIPTION (integers)
+expect_between() {
+	if [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -lt "$3" ]; then pass "$4 ($1 in [$2, $3))"; else
+		fail "$4: '$1' not in [$2, $3)"; fi
+}

@@ -1,0 +1,34 @@
+/* pqprof merge: combine campaign directories (shards, machines) into one. */
+#include "config.h"
+#include "cmd/commands.h"
+#include "campaign/merge.h"
+#include "core/atomic_file.h"
+#include "core/options.h"
+
+#include <stdio.h>
+
+int cmd_merge(int argc, char **argv)
+{
+	int force = 0, help = 0;
+	const struct option_spec specs[] = {
+		{ OPT_FLAG, 0, "force", &force, NULL, "merge even when environments differ" },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+	};
+	const char *pos[256];
+	pq_error err = { 0 };
+	int np = options_parse(argc, argv, specs, pos, 256, &help, &err);
+	if (help) {
+		options_usage(stdout, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force]", specs);
+		return 0;
+	}
+	if (np < 0)
+		return cmd_fail("merge", &err);
+	if (np < 2) {
+		options_usage(stderr, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force]", specs);
+		return PQ_EUSAGE;
+	}
+	if (make_dirs(pos[0], &err) < 0 || campaign_merge(pos[0], pos + 1, np - 1, force, &err) < 0)
+		return cmd_fail("merge", &err);
+	printf("merged %d campaign directories into %s\n", np - 1, pos[0]);
+	return 0;
+}
