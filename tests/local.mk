@@ -32,3 +32,9 @@ check-kat-full: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' PQPROF='$(abs_top_builddir)/pqprof' \
 	  $(SHELL) $(top_srcdir)/tests/kat/sphincs_full.sh
 .PHONY: check-kat-full
+
+check_PROGRAMS += tests/test_campaign
+TESTS += tests/test_campaign
+tests_test_campaign_SOURCES = tests/test_campaign.c
+tests_test_campaign_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
+tests_test_campaign_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)

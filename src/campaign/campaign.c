@@ -407,7 +407,7 @@ static int built_ok(struct campaign *c, const struct unit *u)
 	return ok && is_file(u->lib);
 }
 
-static void do_kat(struct campaign *c, const struct unit *u, json_t *desc)
+static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_t *env)
 {
 	char rec[PATH_MAX], log[PATH_MAX];
 	path_of(c, rec, sizeof rec, "kat", u->label, NULL, ".json");
@@ -422,6 +422,13 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc)
 	pq_error err = { 0 };
 	if (kat_gate_run(&ko, &res, &err) == 0)
 		kat_gate_result_free(&res);
+	/* Every record carries the environment it was measured in. */
+	json_t *r = read_json(rec);
+	if (r) {
+		json_object_set(r, "environment", env);
+		write_json(rec, r, NULL);
+		json_decref(r);
+	}
 }
 
 static void do_bench(struct campaign *c, const struct unit *u, json_t *desc, enum pq_op op, json_t *env)
@@ -444,7 +451,7 @@ static void do_bench(struct campaign *c, const struct unit *u, json_t *desc, enu
 	}
 }
 
-static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum pq_op op)
+static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum pq_op op, json_t *env)
 {
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "memory", u->label, pq_op_name(op), ".json");
@@ -454,12 +461,14 @@ static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum 
 	mem_run_op(&mo, op, &r, &err);
 	if (r) {
 		json_object_set(r, "instance", desc);
+		json_object_set(r, "environment", env);
+		steps_add_elf_sizes(r, u->lib);
 		write_json(rec, r, NULL);
 		json_decref(r);
 	}
 }
 
-static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc)
+static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, json_t *env)
 {
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "sizes", u->label, NULL, ".json");
@@ -469,6 +478,7 @@ static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc)
 	sizes_run(&mo, 20, &r, &err);
 	if (r) {
 		json_object_set(r, "instance", desc);
+		json_object_set(r, "environment", env);
 		steps_add_elf_sizes(r, u->lib);
 		write_json(rec, r, NULL);
 		json_decref(r);
@@ -500,7 +510,7 @@ static void run_unit(struct campaign *c, struct unit *u, json_t *env)
 	t = now_s();
 	int skip = !ok || !c->want[STEP_KAT] || is_file(rec);
 	if (!skip)
-		do_kat(c, u, desc);
+		do_kat(c, u, desc, env);
 	step_done(c, t, skip);
 	set_unit_step(c, u, "kat", !ok ? "skipped" : is_file(rec) ? "done" : "pending");
 
@@ -511,7 +521,7 @@ static void run_unit(struct campaign *c, struct unit *u, json_t *env)
 			t = now_s();
 			skip = !ok || !c->want[s] || is_file(rec);
 			if (!skip)
-				do_sizes(c, u, desc);
+				do_sizes(c, u, desc, env);
 			step_done(c, t, skip);
 			set_unit_step(c, u, "sizes", !ok ? "skipped" : is_file(rec) ? "done" : "pending");
 			save_state(c, "incomplete");
@@ -528,7 +538,7 @@ static void run_unit(struct campaign *c, struct unit *u, json_t *env)
 				if (s == STEP_BENCH)
 					do_bench(c, u, desc, ops[i], env);
 				else if (s == STEP_MEM)
-					do_mem(c, u, desc, ops[i]);
+					do_mem(c, u, desc, ops[i], env);
 				else
 					steps_profile(c->dir, u->label, u->lib, desc, pq_op_name(ops[i]),
 					              c->have_desc ? &c->desc : NULL, c->o->timeout_s);
