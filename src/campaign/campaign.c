@@ -580,7 +580,7 @@ static void print_summary(struct campaign *c, FILE *out)
 				header = 1;
 				unit = ru ? strdup(ru) : NULL;
 			}
-			bench_table_row(out, r, verdict);
+			bench_table_row(out, r, u->instance, verdict);
 			json_decref(r);
 		}
 		if (!built_ok(c, u)) {

@@ -129,7 +129,7 @@ int cmd_bench(int argc, char **argv)
 				bench_table_header(stdout, json_string_value(json_object_get(b, "unit")));
 				header = 1;
 			}
-			bench_table_row(stdout, rec, NULL);
+			bench_table_row(stdout, rec, NULL, NULL);
 			fflush(stdout);
 		}
 		json_decref(rec);

@@ -13,10 +13,11 @@ void bench_table_header(FILE *out, const char *unit)
 	        "median trial", "n (trials x iters)", "min", "p90", "cv");
 }
 
-void bench_table_row(FILE *out, json_t *rec, const char *extra)
+void bench_table_row(FILE *out, json_t *rec, const char *name, const char *extra)
 {
 	json_t *s = json_object_get(rec, "summary");
-	const char *name = json_string_value(json_object_get(json_object_get(rec, "instance"), "name"));
+	if (!name)
+		name = json_string_value(json_object_get(json_object_get(rec, "instance"), "name"));
 	const char *op = json_string_value(json_object_get(rec, "op"));
 	if (!s) {
 		const char *why = json_string_value(json_object_get(json_object_get(rec, "failure"), "reason"));

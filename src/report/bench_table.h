@@ -12,7 +12,8 @@
 
 /* Header line for records whose backend unit is `unit` ("cycles", "TSC ticks", "ns"). */
 void bench_table_header(FILE *out, const char *unit);
-/* One row; `extra` (may be NULL) is appended, e.g. a KAT verdict. */
-void bench_table_row(FILE *out, json_t *record, const char *extra);
+/* One row; `name` overrides the record's instance name (may be NULL);
+ * `extra` (may be NULL) is appended, e.g. a KAT verdict. */
+void bench_table_row(FILE *out, json_t *record, const char *name, const char *extra);
 
 #endif

@@ -69,9 +69,8 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 		runner_emit_error("%s", err.msg);
 		return PQ_ENOMEM;
 	}
-	runner_op_begin((enum pq_op)op, 1);
+	c.mark = runner_mark_call;
 	int r = op_ctx_prepare(&c, (enum pq_op)op, &err);
-	runner_op_end((enum pq_op)op, 1);
 	if (r < 0) {
 		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", err.msg));
 		return PQ_ESCHEME;

@@ -74,6 +74,7 @@ int job_mem(struct runner_env *env, int argc, char **argv)
 	for (size_t i = 0; i < sizeof seed; i++)
 		seed[i] = (unsigned char)i;
 	int seeded = runner_seed_instance(env->inst, seed, sizeof seed) == 0;
+	c.mark = runner_mark_call;
 	r = op_ctx_prepare(&c, op, &err);
 	if (r < 0) {
 		op_ctx_free(&c);

@@ -50,6 +50,7 @@ int job_sizes(struct runner_env *env, int argc, char **argv)
 		runner_emit_error("%s", err.msg);
 		return PQ_ENOMEM;
 	}
+	c.mark = runner_mark_call;
 	int sig = in->kind == PQPROF_KIND_SIG;
 	int nist = in->api == PQPROF_API_NIST;
 	struct minmax pk = { 0 }, sk = { 0 }, s = { 0 }, ss = { 0 };

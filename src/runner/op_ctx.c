@@ -93,6 +93,8 @@ int op_ctx_call(struct op_ctx *c, enum pq_op op)
 {
 	const struct pqprof_instance *in = c->inst;
 	int r;
+	if (c->mark)
+		c->mark(op, 1);
 	switch (op) {
 	case PQ_OP_KEYGEN:
 		c->pklen = c->sz.pk;
@@ -118,6 +120,8 @@ int op_ctx_call(struct op_ctx *c, enum pq_op op)
 	default:
 		r = -99;
 	}
+	if (c->mark)
+		c->mark(op, 0);
 	c->last_rc = r;
 	return r;
 }

@@ -30,6 +30,9 @@ struct op_ctx {
 	unsigned char *pk, *sk, *m, *blob, *scratch, *ct, *ss, *ss2;
 	pq_u64 pklen, sklen, mlen, bloblen, bloblen_max, ctlen, sslen, ss2len;
 	int last_rc;       /* return code of the last scheme call */
+	/* Called around every scheme call (set-up included), so that a crash or
+	 * exit() is attributed to the call really running; may be NULL. */
+	void (*mark)(enum pq_op op, int begin);
 	char what[128];    /* description of the last failure */
 };
 

@@ -39,6 +39,9 @@ void runner_emit_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 /* Bracket scheme calls; also emits begin/end events when `announce`. */
 void runner_op_begin(enum pq_op op, int announce);
 void runner_op_end(enum pq_op op, int announce);
+/* An op_ctx mark hook: brackets each scheme call without announcing it. */
+void runner_mark_call(enum pq_op op, int begin);
+
 /* The raw event descriptor, for signal handlers that cannot use runner_emit. */
 int runner_result_fd(void);
 

@@ -12,14 +12,21 @@
 #include "instance/loader.h"
 #include "kat/ctr_drbg.h"
 
+#include "runner/heap_hooks.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+/* Defined by heap_hooks.c, which ASan builds leave out: then no OOM diagnosis. */
+#pragma weak heap_hooks_failed
 
 static int result_fd = -1;
 static volatile sig_atomic_t current_op = -1;
@@ -90,6 +97,11 @@ void runner_op_end(enum pq_op op, int announce)
 		runner_emit(json_pack("{s:s, s:s}", "ev", "end", "op", pq_op_name(op)));
 }
 
+void runner_mark_call(enum pq_op op, int begin)
+{
+	current_op = begin ? (int)op : -1;
+}
+
 int runner_result_fd(void)
 {
 	return result_fd;
@@ -124,15 +136,66 @@ int runner_seed_instance(const struct pqprof_instance *inst, const unsigned char
 	return inst->seed(seed, len);
 }
 
+/*
+ * The main thread's stack as the kernel set it up: its top (end of the
+ * [stack] mapping) and RLIMIT_STACK.  A fault within a few MiB below
+ * top - limit is the stack running into its limit.  0 when unknown.
+ */
+static uintptr_t stack_top, stack_limit;
+
+static void note_main_stack(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			stack_top = (uintptr_t)hi;
+			stack_limit = (uintptr_t)rl.rlim_cur;
+		}
+	}
+	fclose(f);
+}
+
+static int is_stack_overflow(int sig, const siginfo_t *si)
+{
+	if ((sig != SIGSEGV && sig != SIGBUS) || !si || !stack_top || stack_limit >= stack_top)
+		return 0;
+	uintptr_t addr = (uintptr_t)si->si_addr, floor = stack_top - stack_limit;
+	/* Below the limit by less than the kernel's guard gap and a large frame,
+	 * or within the last 64 KiB above it. */
+	return addr < stack_top && addr + ((uintptr_t)16 << 20) >= floor && addr < floor + 65536;
+}
+
 /* Async-signal context: format with snprintf into a stack buffer, write(2) it. */
 static void fault_handler(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	char buf[256];
+	char buf[320];
 	int op = current_op;
+	const char *opname = op >= 0 ? pq_op_name(op) : "";
 	int n = snprintf(buf, sizeof buf, "{\"ev\":\"fault\",\"signal\":%d,\"op\":\"%s\",\"addr\":\"%p\"}\n",
-	                 sig, op >= 0 ? pq_op_name(op) : "", si ? si->si_addr : NULL);
+	                 sig, opname, si ? si->si_addr : NULL);
 	if (n > 0 && result_fd >= 0)
+		write_all(result_fd, buf, (size_t)n);
+	/* Say why, where we can tell: the parent shows this instead of the bare signal. */
+	uint64_t failed = heap_hooks_failed ? heap_hooks_failed() : 0;
+	n = 0;
+	if (is_stack_overflow(sig, si))
+		n = snprintf(buf, sizeof buf, "{\"ev\":\"diagnosis\",\"op\":\"%s\",\"kind\":\"stack_overflow\","
+		             "\"msg\":\"stack overflow (the %lu-byte stack limit was reached)\"}\n",
+		             opname, (unsigned long)stack_limit);
+	else if (failed)
+		n = snprintf(buf, sizeof buf, "{\"ev\":\"diagnosis\",\"op\":\"%s\",\"kind\":\"out_of_memory\","
+		             "\"msg\":\"out of memory (%llu failed allocations before the crash)\","
+		             "\"failed_allocations\":%llu}\n", opname, (unsigned long long)failed,
+		             (unsigned long long)failed);
+	if (n > 0 && (size_t)n < sizeof buf && result_fd >= 0)
 		write_all(result_fd, buf, (size_t)n);
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -210,6 +273,7 @@ int main(int argc, char **argv)
 		runner_emit_error("unknown runner job '%s'", argv[1]);
 		return 1;
 	}
+	note_main_stack();
 	install_fault_handlers();
 	pq_error err = { 0 };
 	void *handle = NULL;
