@@ -24,6 +24,7 @@ include tests/memory.mk
 include tests/profile_symbols.mk
 include tests/profile_sampling.mk
 include tests/trace.mk
+include tests/report.mk
 
 # In-tree scheme known answers: first records in make check, all in check-kat-full.
 TESTS += tests/e2e/sphincs_kat.sh

@@ -24,6 +24,8 @@ static int copy_str(pq_error *err, const char *path, const char *where, json_t *
 	if (!json_is_string(v))
 		return pq_fail(err, PQ_EINPUT, "%s: %s must be a string", path, where);
 	const char *s = json_string_value(v);
+	if (required && !*s)
+		return pq_fail(err, PQ_EINPUT, "%s: %s must not be empty", path, where);
 	if (strlen(s) >= len)
 		return pq_fail(err, PQ_EINPUT, "%s: %s is longer than %zu characters", path, where, len - 1);
 	snprintf(out, len, "%s", s);

@@ -119,6 +119,10 @@ int cmd_mem(int argc, char **argv)
 			}
 			printf("%-28s %-8s %16s %14s %14s %12s %14s %8s\n", name, pq_op_name(ops[i]), img, base, peak, st,
 			       heap, allocs);
+			double live = num(m, "heap", "live_bytes");
+			if (json_is_true(json_object_get(h, "available")) && live > 0)
+				printf("note: %s leaks %.0f bytes per call (allocated during the call and not freed)\n",
+				       pq_op_name(ops[i]), live);
 		}
 		json_decref(rec);
 	}

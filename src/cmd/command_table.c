@@ -14,6 +14,7 @@ const struct command pq_commands[] = {
 	{ "mem", cmd_mem, "static image, RSS, stack and heap per operation" },
 	{ "sizes", cmd_sizes, "declared vs produced sizes, size audit, sections and symbols" },
 	{ "trace", cmd_trace, "inspect .pqt sample traces (info, dump, check)" },
+	{ "compare", cmd_compare, "compare two record sets: ratios with intervals, per-function deltas" },
 	{ "merge", cmd_merge, "combine campaign directories from shards or machines" },
 	{ "env", cmd_env, "print the assessment environment and what makes figures unstable" },
 	{ NULL, NULL, NULL },

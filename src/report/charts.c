@@ -92,7 +92,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 #define XPOS(v) (logscale ? left + (log10(v) - log10(lo)) / (log10(hi) - log10(lo)) * plotw \
                           : left + ((v) - lo) / (hi - lo) * plotw)
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" height=\"%d\" "
-	        "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", WIDTH, height, WIDTH, height);
+	        "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"", WIDTH, height, WIDTH, height);
 	esc_html(out, c->title);
 	fputs("\">\n", out);
 	int axis_y = TOP + (int)c->n * ROW;
@@ -102,7 +102,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 			double x = XPOS(t);
 			char lab[32];
 			fmt_count(lab, sizeof lab, t);
-			fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+			fprintf(out, "<line class=\"grid\" stroke=\"#e3e3e3\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
 			        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			        x, TOP, x, axis_y, x, axis_y + 14, lab);
 		}
@@ -112,12 +112,12 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 			double x = XPOS(t);
 			char lab[32];
 			fmt_count(lab, sizeof lab, t);
-			fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+			fprintf(out, "<line class=\"grid\" stroke=\"#e3e3e3\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
 			        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			        x, TOP, x, axis_y, x, axis_y + 14, lab);
 		}
 	}
-	fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left, axis_y,
+	fprintf(out, "<line class=\"axis\" stroke=\"#888\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left, axis_y,
 	        left + plotw, axis_y);
 	for (size_t i = 0; i < c->n; i++) {
 		double v = c->values[i];
@@ -130,7 +130,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 			double sv = shown(c, v), x = XPOS(sv < lo ? lo : sv);
 			char lab[48];
 			value_label(c, sv, lab, sizeof lab);
-			fprintf(out, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>", left,
+			fprintf(out, "<rect class=\"bar\" fill=\"#4878b0\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>", left,
 			        y + 2, x - left < 1 ? 1 : x - left, BAR);
 			esc_html(out, c->labels[i]);
 			fprintf(out, ": %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>", lab,

@@ -453,8 +453,19 @@ static int plain_attach(struct record_set *rs, const char *file, json_t *rec, pq
 		cut = strchr(stem, '.');
 	if (cut)
 		*cut = '\0';
-	struct rs_instance *in = plain_instance(rs, jp_str(rec, "instance.name", stem),
-	                                        jp_str(rec, "instance.profile", ""), err);
+	const char *name = jp_str(rec, "instance.name", stem), *profile = jp_str(rec, "instance.profile", NULL);
+	if (!profile) {
+		/* No descriptor: join the one instance of that name, whatever its profile. */
+		const struct rs_instance *only = NULL;
+		int count = 0;
+		for (size_t i = 0; i < rs->ninst; i++)
+			if (strcmp(rs->inst[i].name, name) == 0) {
+				only = &rs->inst[i];
+				count++;
+			}
+		profile = count == 1 ? only->profile : "";
+	}
+	struct rs_instance *in = plain_instance(rs, name, profile, err);
 	if (!in) {
 		json_decref(rec);
 		return -PQ_ENOMEM;
@@ -527,16 +538,26 @@ static int load_plain(struct record_set *rs, pq_error *err)
 	int n = scandir(rs->dir, &names, is_json_name, alphasort);
 	if (n < 0)
 		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot list", rs->dir);
-	int r = 0;
-	for (int i = 0; i < n; i++) {
-		if (r == 0 && strlen(names[i]->d_name) < RS_PATH) {
-			json_t *rec = NULL;
-			r = load_json(rs->dir, names[i]->d_name, NULL, &rec, err);
-			if (r == 0 && rec)
-				r = plain_attach(rs, names[i]->d_name, rec, err);
+	json_t **recs = calloc((size_t)n + 1, sizeof *recs);
+	int r = recs ? 0 : pq_fail(err, PQ_ENOMEM, "out of memory");
+	for (int i = 0; i < n && r == 0; i++)
+		if (strlen(names[i]->d_name) < RS_PATH)
+			r = load_json(rs->dir, names[i]->d_name, NULL, &recs[i], err);
+	/* Records that name their instance first, so the others can join them. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < n && r == 0; i++) {
+			if (!recs[i] || json_is_object(jp(recs[i], "instance")) != (pass == 0))
+				continue;
+			json_t *rec = recs[i];
+			recs[i] = NULL;
+			r = plain_attach(rs, names[i]->d_name, rec, err);
 		}
+	for (int i = 0; i < n; i++) {
+		if (recs)
+			json_decref(recs[i]);
 		free(names[i]);
 	}
+	free(recs);
 	free(names);
 	if (r < 0)
 		return r;

@@ -1,0 +1,794 @@
+/*
+ * test_report: Check suite for src/report.  Builds synthetic campaign and
+ * records directories under /tmp from hand-written JSON (two measured
+ * instances, one with a KAT MISMATCH and a crashed bench step, one whose
+ * build failed, one with a hostile name), writes the reports and checks
+ * their structure: section order, table headers, footnotes, unit labels,
+ * evidence hashes, HTML tag balance and escaping, CSV shape.  Then
+ * `compare` on synthetic timing records: 2x slower, identical, and units
+ * that differ.  No timing assertions anywhere.
+ */
+#include "config.h"
+#include "report/charts.h"
+#include "report/compare.h"
+#include "report/escape.h"
+#include "report/jpath.h"
+#include "report/record_set.h"
+#include "report/report.h"
+#include "core/atomic_file.h"
+
+#include <check.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------- fixtures ---------------- */
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[4096], sub[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	snprintf(sub, sizeof sub, "%s", path);
+	*strrchr(sub, '/') = '\0';
+	pq_error err = { 0 };
+	ck_assert_msg(make_dirs(sub, &err) == 0, "%s", err.msg);
+	ck_assert_msg(atomic_write(path, text, strlen(text), &err) == 0, "%s", err.msg);
+}
+
+static void put_json(const char *dir, const char *rel, json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(1));
+	put(dir, rel, s);
+	free(s);
+	json_decref(j);
+}
+
+static char *slurp(const char *dir, const char *rel)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	char *text = NULL;
+	pq_error err = { 0 };
+	ck_assert_msg(read_whole_file(path, &text, NULL, 0, &err) == 0, "%s", err.msg);
+	return text;
+}
+
+static void make_tmpdir(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/pqprof-test-report.XXXXXX");
+	ck_assert(mkdtemp(buf) != NULL);
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static json_t *descriptor(const char *name, const char *profile)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i, s:i}}", "name", name, "api", "nist", "kind",
+	                 "signature", "profile", profile, "cflags", "-O2 -g -fPIC", "sizes", "pk", 32, "sk", 64,
+	                 "sig", 96);
+}
+
+static json_t *environment(void)
+{
+	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+	                 "processor", "Test CPU", "cpu", 2, "max_clock", "2.10 GHz", "governor", "performance",
+	                 "turbo", "off", "smt", "off", "memory", "31788 MiB", "os", "Debian GNU/Linux 12",
+	                 "kernel", "6.1.0", "compiler", "gcc 12.2.0", "cmake", "cmake version 3.25.1",
+	                 "hardware_pmu", "yes", "hardware_pmu_detail", "cycles opened", "machine", "x86_64",
+	                 "pqprof_version", "0.1.0");
+}
+
+/* A deterministic xorshift so per-call values look like measurements. */
+static double jitter(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (double)(*s % 1000) / 1000.0 - 0.5;
+}
+
+/* A complete timing record: trials x iters per-call values around base. */
+static json_t *bench_record(const char *name, const char *profile, const char *op, const char *unit,
+                            int cycles, double base, int trials, int iters, uint64_t seed)
+{
+	json_t *tr = json_array();
+	double sum = 0;
+	uint64_t s = seed | 1;
+	for (int t = 0; t < trials; t++) {
+		json_t *vals = json_array(), *ns = json_array();
+		double ts = 0;
+		for (int i = 0; i < iters; i++) {
+			double v = round(base * (1.0 + 0.05 * jitter(&s)));
+			json_array_append_new(vals, json_integer((json_int_t)v));
+			json_array_append_new(ns, json_integer((json_int_t)(v / 2)));
+			ts += v;
+		}
+		sum += ts;
+		json_array_append_new(tr, json_pack("{s:i, s:f, s:o, s:o}", "iters", iters, "mean_units", ts / iters,
+		                                    "values", vals, "ns", ns));
+	}
+	double n = (double)trials * iters, mean = sum / n;
+	return json_pack("{s:s, s:s, s:I, s:o, s:{s:s, s:s, s:s, s:b}, s:o, s:{s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i}, "
+	                 "s:s, s:o}",
+	                 "schema", "pqprof.bench/1", "op", op, "message_bytes", (json_int_t)64, "instance",
+	                 descriptor(name, profile), "backend", "name", cycles ? "perf-rdpmc" : "tsc", "description",
+	                 cycles ? "perf rdpmc cycles" : "tsc (TSC ticks)", "unit", unit, "counts_cycles", cycles,
+	                 "trials", tr, "summary", "mean_units", mean, "mean_ns", mean / 2, "ops_per_s", 2e9 / mean,
+	                 "median_trial_units", mean, "median_trial_ns", mean / 2, "n", n, "trials", trials, "iters",
+	                 iters, "status", "complete", "environment", environment());
+}
+
+static json_t *failed_bench(const char *name, const char *profile, const char *op)
+{
+	return json_pack("{s:s, s:s, s:o, s:{s:s, s:b}, s:s, s:{s:s, s:s, s:s}}", "schema", "pqprof.bench/1", "op", op,
+	                 "instance", descriptor(name, profile), "backend", "unit", "cycles", "counts_cycles", 1,
+	                 "status", "failed", "failure", "stage", "trial", "kind", "CRASH", "reason",
+	                 "killed by SIGSEGV in sign");
+}
+
+static json_t *kat_record(const char *name, const char *verdict, const char *reason, const char *note)
+{
+	json_t *notes = json_array();
+	if (note)
+		json_array_append_new(notes, json_string(note));
+	return json_pack("{s:s, s:o, s:{s:s, s:s, s:i, s:s, s:i, s:o}, s:s}", "schema", "pqprof.kat/1", "instance",
+	                 descriptor(name, "harness-default"), "outcome", "verdict", verdict, "reason", reason,
+	                 "record", note ? 3 : -1, "field", note ? "sm" : "", "records_done", 100, "notes", notes,
+	                 "log_sha256", "0");
+}
+
+static json_t *memory_record(const char *name, const char *op)
+{
+	return json_pack("{s:s, s:s, s:o, s:{s:i, s:i, s:{s:i}, s:{s:b, s:i, s:i}}, s:i, s:s}", "schema",
+	                 "pqprof.memory/1", "op", op, "instance", descriptor(name, "harness-default"), "memory",
+	                 "baseline_rss", 2048 * 1024, "peak_rss", 5740 * 1024, "stack", "used", 3432, "heap",
+	                 "available", 1, "peak_live_bytes", 104, "allocs", 1, "static_image_bytes", 43449, "status",
+	                 "complete");
+}
+
+static json_t *profile_record(const char *name, const char *op, int calls_available)
+{
+	json_t *calls = calls_available
+		? json_pack("{s:b, s:[{s:s, s:f, s:f}, {s:s, s:f, s:f}]}", "available", 1, "functions", "name", "pseudohash",
+		            "calls_per_op", 102.0, "units_per_call", 50.0, "name", "pseudoXOF", "calls_per_op", 36900.0,
+		            "units_per_call", 3.0)
+		: json_pack("{s:b, s:s}", "available", 0, "reason", "uprobes not permitted");
+	return json_pack("{s:s, s:o, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:f, "
+	                 "s:[{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}, {s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}], "
+	                 "s:[{s:s, s:s, s:i, s:i, s:f}], "
+	                 "s:[{s:s, s:i, s:f, s:f, s:f}, {s:s, s:i, s:f, s:f, s:f}], s:o}",
+	                 "schema", "pqprof.profile/1", "instance", descriptor(name, "harness-default"), "op", op,
+	                 "event", "cycles", "unit", "cycles", "callgraph", "fp", "samples", 5000, "lost", 0, "truncated", 2,
+	                 "ops", 100, "units_per_op", 1.88e9,
+	                 "functions",
+	                 "name", "poly_mul", "module", "lib.so", "self_share", 0.61, "self_lo", 0.6, "self_hi", 0.62,
+	                 "incl_share", 0.7, "incl_lo", 0.69, "incl_hi", 0.71, "units_per_op", 1.1e9,
+	                 "name", "pseudoXOF", "module", "lib.so", "self_share", 0.041, "self_lo", 0.038, "self_hi", 0.044,
+	                 "incl_share", 0.041, "incl_lo", 0.038, "incl_hi", 0.044, "units_per_op", 7.7e7,
+	                 "lines", "function", "poly_mul", "file", "poly.c", "line", 42, "samples", 900, "share", 0.18,
+	                 "groups", "name", "hash", "samples", 205, "share", 0.041, "lo", 0.038, "hi", 0.044,
+	                 "name", "drng", "samples", 0, "share", 0.0, "lo", 0.0, "hi", 0.001,
+	                 "calls", calls);
+}
+
+static const char flame_svg[] =
+	"<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">"
+	"<script><![CDATA[var a = \"x\" < 1 && 2 > 1;]]></script><rect width=\"5\" height=\"5\"/></svg>\n";
+
+#define HOSTILE "Evil<b>|x`&\"name"
+
+/* The synthetic campaign: Alpha passes, Beta mismatches and crashes in sign, Gamma fails to build. */
+static void write_campaign(const char *dir)
+{
+	const char *H = "harness-default";
+	json_t *insts = json_pack("[{s:s, s:s, s:s, s:{s:s, s:s, s:s}}, {s:s, s:s, s:s, s:{s:s, s:s, s:s}}, "
+	                          "{s:s, s:s, s:s, s:{s:s, s:s}}, {s:s, s:s, s:s, s:{s:s}}]",
+	                          "instance", "Alpha-1", "profile", H, "label", "Alpha-1__harness-default", "steps",
+	                          "build", "done", "kat", "done", "bench", "done",
+	                          "instance", "Beta-2", "profile", H, "label", "Beta-2__harness-default", "steps",
+	                          "build", "done", "kat", "done", "bench", "failed",
+	                          "instance", "Gamma-3", "profile", H, "label", "Gamma-3__harness-default", "steps",
+	                          "build", "failed", "kat", "pending",
+	                          "instance", HOSTILE, "profile", H, "label", "Evil__harness-default", "steps",
+	                          "build", "done");
+	put_json(dir, "campaign.json",
+	         json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:o, s:s, s:s, s:s, s:o}", "schema", "pqprof.campaign/1",
+	                   "scheme", "name", "sign-99", "title", "Toy Signature", "category", "digital signature",
+	                   "system", "lab_1", "environment", environment(), "start_utc", "2026-09-25T10:02:21Z",
+	                   "end_utc", "2026-09-28T10:51:21Z", "status", "incomplete", "instances", insts));
+	const char *ops[] = { "keygen", "sign", "verify" };
+	char rel[256];
+	for (int i = 0; i < 3; i++) {
+		snprintf(rel, sizeof rel, "records/Alpha-1__harness-default__%s.json", ops[i]);
+		put_json(dir, rel, bench_record("Alpha-1", H, ops[i], "cycles", 1, 1e6 * (i + 1), 5, 20, 7 + i));
+		snprintf(rel, sizeof rel, "memory/Alpha-1__harness-default__%s.json", ops[i]);
+		put_json(dir, rel, memory_record("Alpha-1", ops[i]));
+	}
+	put_json(dir, "records/Beta-2__harness-default__keygen.json",
+	         bench_record("Beta-2", H, "keygen", "cycles", 1, 5e7, 5, 20, 99));
+	put_json(dir, "records/Beta-2__harness-default__sign.json", failed_bench("Beta-2", H, "sign"));
+	put_json(dir, "build/Alpha-1__harness-default.json",
+	         json_pack("{s:s, s:o, s:s, s:s}", "schema", "pqprof.build/1", "instance", descriptor("Alpha-1", H),
+	                   "library", "lib/Alpha-1__harness-default.so", "status", "done"));
+	put_json(dir, "build/Gamma-3__harness-default.json",
+	         json_pack("{s:s, s:o, s:s, s:s}", "schema", "pqprof.build/1", "instance", descriptor("Gamma-3", H),
+	                   "status", "failed", "failure", "toy.c:3: error: expected semicolon"));
+	put_json(dir, "kat/Alpha-1__harness-default.json", kat_record("Alpha-1", "PASS", "", NULL));
+	put(dir, "kat/Alpha-1__harness-default.log", "RESULT Alpha-1 PASS\n");
+	put_json(dir, "kat/Beta-2__harness-default.json",
+	         kat_record("Beta-2", "MISMATCH", "record 3 differs in the signature",
+	                    "sig_keygen seeds a private DRNG instead of drng_algorithm"));
+	put(dir, "kat/Beta-2__harness-default.log", "RESULT Beta-2 MISMATCH\n");
+	put_json(dir, "sizes/Alpha-1__harness-default.json",
+	         json_pack("{s:s, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:{s:i}, s:s}",
+	                   "schema", "pqprof.sizes/1", "pk", "declared", 32, "min", 32, "max", 32, "sk", "declared", 64,
+	                   "min", 64, "max", 64, "sig", "declared", 96, "min", 90, "max", 96, "elf", "image_memsz", 43449,
+	                   "status", "complete"));  /* no "audit": the report derives it */
+	put_json(dir, "profile/Alpha-1__harness-default__sign.json", profile_record("Alpha-1", "sign", 1));
+	put_json(dir, "profile/Beta-2__harness-default__keygen.json", profile_record("Beta-2", "keygen", 0));
+	put(dir, "flame/Alpha-1__harness-default__sign.svg", flame_svg);
+	put(dir, "traces/Alpha-1__harness-default__sign.pqt", "not really a trace");
+}
+
+/* ---------------- small checkers ---------------- */
+
+/* Each needle occurs in text, in this order. */
+static void assert_in_order(const char *text, const char *const *needles, int n)
+{
+	const char *at = text;
+	for (int i = 0; i < n; i++) {
+		const char *p = strstr(at, needles[i]);
+		ck_assert_msg(p != NULL, "'%s' missing (or out of order)", needles[i]);
+		at = p + strlen(needles[i]);
+	}
+}
+
+/*
+ * Tag balance of the HTML: every element opened is closed in order,
+ * void elements and self-closing tags excepted; comments, doctype and
+ * processing instructions skipped.  Attribute values hold no raw '<'.
+ */
+static int html_balanced(const char *s, char *why, size_t len)
+{
+	static const char *const voids[] = { "meta", "br", "hr", "img", "link", "input", NULL };
+	char stack[512][32];
+	int depth = 0;
+	for (const char *p = s; (p = strchr(p, '<')) != NULL;) {
+		if (p[1] == '!' || p[1] == '?') {
+			p = strchr(p, '>');
+			if (!p)
+				break;
+			continue;
+		}
+		int closing = p[1] == '/';
+		const char *nm = p + 1 + closing;
+		char name[32];
+		size_t k = 0;
+		while (isalnum((unsigned char)nm[k]) && k + 1 < sizeof name) {
+			name[k] = (char)tolower((unsigned char)nm[k]);
+			k++;
+		}
+		name[k] = '\0';
+		const char *end = p;
+		int inq = 0;
+		for (end = p + 1; *end && (inq || *end != '>'); end++)
+			if (*end == '"')
+				inq = !inq;
+		if (!*end) {
+			snprintf(why, len, "unterminated tag <%s", name);
+			return 0;
+		}
+		int selfclose = end[-1] == '/';
+		int isvoid = 0;
+		for (int i = 0; voids[i]; i++)
+			isvoid |= strcmp(voids[i], name) == 0;
+		if (closing) {
+			if (depth == 0 || strcmp(stack[depth - 1], name) != 0) {
+				snprintf(why, len, "</%s> closes <%s>", name, depth ? stack[depth - 1] : "(nothing)");
+				return 0;
+			}
+			depth--;
+		} else if (!selfclose && !isvoid) {
+			if (depth == 512)
+				return 0;
+			snprintf(stack[depth++], 32, "%s", name);
+		}
+		p = end + 1;
+	}
+	if (depth) {
+		snprintf(why, len, "<%s> never closed", stack[depth - 1]);
+		return 0;
+	}
+	return 1;
+}
+
+/* Parse CSV text into rows of field counts; returns rows, fills fields[]. */
+static int csv_rows(const char *s, int *fields, int max, int *bad_quotes)
+{
+	int rows = 0, nf = 1, inq = 0;
+	*bad_quotes = 0;
+	for (const char *p = s; *p; p++) {
+		if (inq) {
+			if (*p == '"' && p[1] == '"')
+				p++;
+			else if (*p == '"')
+				inq = 0;
+		} else if (*p == '"') {
+			if (p != s && p[-1] != ',' && p[-1] != '\n')
+				(*bad_quotes)++;
+			inq = 1;
+		} else if (*p == ',') {
+			nf++;
+		} else if (*p == '\n') {
+			if (rows < max)
+				fields[rows] = nf;
+			rows++;
+			nf = 1;
+		}
+	}
+	return rows;
+}
+
+static size_t count_substr(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ---------------- report tests ---------------- */
+
+START_TEST(test_markdown_structure)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	pq_error err = { 0 };
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	char *md = slurp(dir, "report.md");
+	static const char *const sections[] = {
+		"# sign-99 Toy Signature — performance on x86-64 (system lab_1)",
+		"## 1. Basic information", "Category: public-key algorithm; function: digital signature",
+		"Algorithm: Toy Signature", "Implementation versions measured: harness-default",
+		"Parameter sets: Alpha-1, Beta-2, Gamma-3", "Measurement method: pqprof 0.1.0; counter backend: perf rdpmc cycles",
+		"## 2. Assessment environment", "| item | value |", "| processor | Test CPU (CPU 2, one core) |",
+		"| clock | max 2.10 GHz, governor performance, turbo off, SMT off |",
+		"| campaign start / end (UTC) | 2026-09-25T10:02:21Z / 2026-09-28T10:51:21Z |", "| hardware PMU | yes",
+		"## 3. Functional testing (KAT)", "| instance | build flags | KAT |",
+		"| `Alpha-1` | harness-default | PASS |", "| `Beta-2` | harness-default | MISMATCH [1] |",
+		"| `Gamma-3` | harness-default | not run [2] |",
+		("[1] MISMATCH: record 3 differs in the signature. API deviations and notes: sig_keygen seeds a private "
+		 "DRNG instead of drng_algorithm. First difference: record 3, field sm."),
+		"[2] Build failed: toy.c:3: error: expected semicolon",
+		"These instances are timed anyway; their output is not validated.",
+		"## 4. Performance",
+		"| instance | operation | mean cycles | mean time | ops/s | median trial | n (trials × iters) |",
+		"| `Alpha-1` | keygen | ", " | 100 (5 × 20) |",
+		"| `Beta-2` (output not validated) | keygen |",
+		"| `Beta-2` (output not validated) | sign | – | – | – | – | failed: CRASH during trial: killed by SIGSEGV in sign |",
+		"| `Gamma-3` (output not validated) | keygen |", "not measured: build failed",
+		"## 5. Resource consumption", "Static memory is approximated by the library's loadable ELF segments",
+		"| instance | operation | static: ELF image (bytes) | baseline RSS | peak RSS | stack | heap peak | allocations |",
+		"| `Alpha-1` | sign | 43449 | 2048 KiB | 5740 KiB | 3432 B | 104 B | 1 |",
+		"## 6. Transmission and storage overhead", "| instance | public key | secret key | signature |",
+		"| `Alpha-1` | 32 | 64 | 96 |", "size audit, Alpha-1: signature: produced 90..96 bytes",
+		"## 7. Symmetric primitives",
+		"| instance | operation | hash/XOF share (95% interval) | DRNG share (95% interval) | calls per operation |",
+		"| `Alpha-1` | sign | 4.1% (3.8–4.4%) | 0.0% (0.0–0.1%) | pseudoXOF 3.69e+04, pseudohash 102 |",
+		"| `Beta-2` | keygen | 4.1% (3.8–4.4%) | 0.0% (0.0–0.1%) | unavailable: uprobes not permitted |",
+		"## 8. Raw evidence index", "| instance | item | file | sha256 |",
+		"| – | campaign | `campaign.json` |", "| `Beta-2` | KAT log | `kat/Beta-2__harness-default.log` |",
+		"## 9. Hotspots", "### Alpha-1 / harness-default — sign",
+		"| function | module | self (95% interval) | inclusive (95% interval) | est. cycles per op |",
+		"| `poly_mul` | lib.so | 61% (60–62%) | 70% (69–71%) | 1.10 G |",
+		"- group hash: 4.1% (3.8–4.4%) of samples",
+		"| `poly_mul` | `poly.c:42` | 900 | 18% |",
+		"flame graph: [flame/Alpha-1__harness-default__sign.svg](flame/Alpha-1__harness-default__sign.svg)",
+	};
+	assert_in_order(md, sections, (int)(sizeof sections / sizeof sections[0]));
+	ck_assert(strstr(md, "mean TSC ticks") == NULL);
+	/* Alpha is validated: never marked */
+	ck_assert(strstr(md, "`Alpha-1` (output not validated)") == NULL);
+	/* the hostile name stays inside its code span and cannot break the table */
+	ck_assert(strstr(md, "``Evil<b>\\|x`&\"name``") != NULL);
+	const char *line = strstr(md, "| ``Evil");
+	ck_assert(line != NULL);
+	int pipes = 0;
+	for (const char *p = line; *p && *p != '\n'; p++)
+		pipes += *p == '|' && p[-1] != '\\';
+	ck_assert_int_eq(pipes, 4);  /* KAT table: 3 columns */
+	free(md);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_evidence_hashes)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	pq_error err = { 0 };
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	char *md = slurp(dir, "report.md");
+	char *js = slurp(dir, "report.json");
+	json_t *doc = json_loads(js, 0, NULL);
+	ck_assert(doc != NULL);
+	ck_assert_str_eq(jp_str(doc, "schema", ""), "pqprof.report/1");
+	json_t *ev = jp(doc, "evidence");
+	/* campaign, 2 builds, 2 KAT records, 2 logs, sizes, 3+2 timing, 3 memory, 2 profiles, 1 trace, 1 flame */
+	ck_assert_int_eq((int)json_array_size(ev), 20);
+	size_t i;
+	json_t *e;
+	json_array_foreach(ev, i, e) {
+		char path[4096], hex[65];
+		snprintf(path, sizeof path, "%s/%s", dir, jp_str(e, "file", ""));
+		ck_assert_msg(rs_sha256_file(path, hex, &err) == 0, "%s", err.msg);
+		ck_assert_str_eq(jp_str(e, "sha256", ""), hex);
+		char shown[64];
+		snprintf(shown, sizeof shown, "`%.16s…`", hex);
+		ck_assert_msg(strstr(md, shown) != NULL, "%s not in report.md", shown);
+	}
+	/* per-call values are left out of the merged document, the summary is kept */
+	json_t *inst0 = json_array_get(jp(doc, "instances"), 0);
+	json_t *b = jp(json_array_get(jp(inst0, "ops"), 0), "bench");
+	ck_assert(jp(json_array_get(jp(b, "trials"), 0), "values") == NULL);
+	ck_assert(jp_num(b, "summary.mean_units", 0) > 0);
+	ck_assert_str_eq(jp_str(json_array_get(jp(inst0, "ops"), 0), "unit", ""), "cycles");
+	json_decref(doc);
+	free(js);
+	free(md);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_html_page)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	pq_error err = { 0 };
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	char *html = slurp(dir, "report.html");
+	char why[256] = "";
+	ck_assert_msg(html_balanced(html, why, sizeof why), "unbalanced HTML: %s", why);
+	ck_assert(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+	ck_assert(strstr(html, "<svg") != NULL);
+	ck_assert(strstr(html, "mean cycles per call") != NULL);
+	ck_assert(strstr(html, "peak RSS (KiB)") != NULL);
+	/* the flame graph is embedded, escaped, in a sandboxed iframe */
+	ck_assert(strstr(html, "sandbox=\"allow-scripts\"") != NULL);
+	ck_assert(strstr(html, "&lt;script&gt;&lt;![CDATA[var a = &quot;x&quot; &lt; 1") != NULL);
+	ck_assert(strstr(html, "<script") == NULL);
+	/* no external resources */
+	ck_assert(strstr(html, "http://") == NULL || strstr(html, "http://www.w3.org/2000/svg") != NULL);
+	ck_assert(strstr(html, "src=\"http") == NULL);
+	ck_assert(strstr(html, "<link") == NULL);
+	/* record text is escaped */
+	ck_assert(strstr(html, "Evil<b>") == NULL);
+	ck_assert(strstr(html, "Evil&lt;b&gt;|x`&amp;&quot;name") != NULL);
+	ck_assert(strstr(html, "<h2 id=\"kat\">3. Functional testing (KAT)</h2>") != NULL);
+	ck_assert(strstr(html, "<th>mean cycles</th>") != NULL);
+	free(html);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_csv_rows)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	pq_error err = { 0 };
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	char *csv = slurp(dir, "report.csv");
+	int fields[1024], bad = 0;
+	int rows = csv_rows(csv, fields, 1024, &bad);
+	ck_assert_int_eq(bad, 0);
+	ck_assert(rows > 20 && rows <= 1024);
+	for (int i = 0; i < rows; i++)
+		ck_assert_msg(fields[i] == 8, "row %d has %d fields", i, fields[i]);
+	ck_assert(strncmp(csv, "instance,profile,label,op,section,metric,value,unit\r\n", 53) == 0);
+	/* one mean per complete timing record: Alpha x3, Beta keygen */
+	ck_assert_int_eq((int)count_substr(csv, ",performance,mean_units,"), 4);
+	ck_assert_int_eq((int)count_substr(csv, ",kat,verdict,"), 2);
+	ck_assert(strstr(csv, "Beta-2,harness-default,Beta-2__harness-default,sign,performance,failure,"
+	                      "killed by SIGSEGV in sign,\r\n") != NULL);
+	ck_assert(strstr(csv, "\"Evil<b>|x`&\"\"name\",harness-default,") != NULL);
+	ck_assert(strstr(csv, ",profile,calls_pseudoXOF,36900,calls/op\r\n") != NULL);
+	free(csv);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_plain_dir_tsc_label)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	put_json(dir, "Toy-96__sign.json", bench_record("Toy-96", "harness-default", "sign", "TSC ticks", 0, 8800, 3, 10, 5));
+	put_json(dir, "Toy-96__verify.json",
+	         bench_record("Toy-96", "harness-default", "verify", "TSC ticks", 0, 9900, 3, 10, 6));
+	put_json(dir, "Toy-96__sign.mem.json", memory_record("Toy-96", "sign"));
+	put_json(dir, "Toy-96.kat.json", kat_record("Toy-96", "NOKAT", "no vector file", NULL));
+	put(dir, "Toy-96.kat.log", "RESULT Toy-96 NOKAT\n");
+	put(dir, "notes.json", "{\"schema\":\"something/else\"}");
+	put(dir, "Toy-96__sizes.json", "{\"schema\":\"pqprof.sizes/1\",\"pk\":{\"declared\":32,\"min\":32,\"max\":32},"
+	    "\"audit\":[\"a line the sizes command wrote\"]}");
+	struct record_set *rs = NULL;
+	pq_error err = { 0 };
+	ck_assert_msg(record_set_load(dir, &rs, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq((int)rs->ninst, 1);
+	ck_assert_int_eq(rs->inst[0].nops, 2);
+	ck_assert_str_eq(rs->inst[0].ops[0].op, "sign");
+	ck_assert_str_eq(rs->inst[0].kat_log_file, "Toy-96.kat.log");
+	ck_assert(!rs_validated(&rs->inst[0]));
+	ck_assert_int_eq((int)rs->nev, 6);
+	ck_assert_msg(report_write_set(rs, NULL, &err) == 0, "%s", err.msg);
+	record_set_free(rs);
+	char *md = slurp(dir, "report.md");
+	ck_assert(strstr(md, "| instance | operation | mean TSC ticks | mean time |") != NULL);
+	ck_assert(strstr(md, "mean cycles") == NULL);
+	ck_assert(strstr(md, "counts TSC ticks, not CPU cycles") != NULL);
+	ck_assert(strstr(md, "| `Toy-96` | harness-default | NOKAT [1] |") != NULL);
+	ck_assert(strstr(md, "[1] NOKAT: no vector file.") != NULL);
+	ck_assert(strstr(md, "- size audit, Toy-96: a line the sizes command wrote") != NULL);
+	free(md);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_bad_json_names_file)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	put(dir, "records/Alpha-1__harness-default__sign.json", "{\"schema\": \"pqprof.bench/1\", ");
+	struct record_set *rs = NULL;
+	pq_error err = { 0 };
+	ck_assert(record_set_load(dir, &rs, &err) < 0);
+	ck_assert(rs == NULL);
+	ck_assert_msg(strstr(err.msg, "records/Alpha-1__harness-default__sign.json: invalid JSON") != NULL, "%s",
+	              err.msg);
+	/* a record of the wrong schema in its place */
+	put(dir, "records/Alpha-1__harness-default__sign.json", "{\"schema\": \"pqprof.memory/1\"}");
+	ck_assert(record_set_load(dir, &rs, &err) < 0);
+	ck_assert_msg(strstr(err.msg, "schema is 'pqprof.memory/1', expected pqprof.bench/1") != NULL, "%s", err.msg);
+	/* a label that would leave the directory */
+	put(dir, "campaign.json", "{\"schema\":\"pqprof.campaign/1\",\"instances\":[{\"label\":\"../x\"}]}");
+	ck_assert(record_set_load(dir, &rs, &err) < 0);
+	ck_assert_msg(strstr(err.msg, "campaign.json: instances[0]: label '../x' is not a safe file name") != NULL,
+	              "%s", err.msg);
+	/* wrong types where numbers should be are tolerated */
+	put(dir, "campaign.json", "{\"schema\":\"pqprof.campaign/1\",\"instances\":[{\"label\":\"Alpha-1__harness-default\","
+	                          "\"steps\":7}], \"environment\": [1]}");
+	put(dir, "records/Alpha-1__harness-default__sign.json",
+	    "{\"schema\": \"pqprof.bench/1\", \"summary\": \"x\", \"trials\": {\"a\": 1}, \"backend\": 3}");
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_chart_scale)
+{
+	double v1[] = { 10, 1e5 }, v2[] = { 10, 500 };
+	char *l[] = { "a", "b" };
+	struct rd_chart c = { .title = "t", .axis = "x", .n = 2, .labels = l, .values = v1 };
+	ck_assert(chart_uses_log(&c));
+	c.values = v2;
+	ck_assert(!chart_uses_log(&c));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	c.values = v1;
+	chart_bar_svg(f, &c);
+	fclose(f);
+	ck_assert(strstr(buf, "(log scale)") != NULL);
+	ck_assert_int_eq((int)count_substr(buf, "<rect class=\"bar\" "), 2);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_escapes)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	esc_csv(f, "plain");
+	fputc('|', f);
+	esc_csv(f, "a,\"b\"\n");
+	fputc('|', f);
+	esc_html(f, "<a href='x'>&</a>");
+	fputc('|', f);
+	esc_md_code(f, "a`b|c", 1);
+	fputc('|', f);
+	esc_url(f, "flame/a b#c.svg");
+	fclose(f);
+	ck_assert_str_eq(buf, "plain|\"a,\"\"b\"\"\n\"|&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;|``a`b\\|c``|"
+	                      "flame/a%20b%23c.svg");
+	free(buf);
+}
+END_TEST
+
+/* ---------------- compare ---------------- */
+
+static void timing_dir(char *dir, size_t len, const char *unit, int cycles, double base, uint64_t seed)
+{
+	make_tmpdir(dir, len);
+	const char *ops[] = { "keygen", "sign" };
+	for (int i = 0; i < 2; i++) {
+		char rel[64];
+		snprintf(rel, sizeof rel, "Toy-96__%s.json", ops[i]);
+		put_json(dir, rel, bench_record("Toy-96", "harness-default", ops[i], unit, cycles, base * (i + 1), 5, 40,
+		                                seed + (uint64_t)i));
+	}
+}
+
+static json_t *run_compare(const char *a, const char *b, pq_error *err, int *rc)
+{
+	struct record_set *ra = NULL, *rb = NULL;
+	ck_assert_msg(record_set_load(a, &ra, err) == 0, "%s", err->msg);
+	ck_assert_msg(record_set_load(b, &rb, err) == 0, "%s", err->msg);
+	struct compare_opts o = { .resamples = 500 };
+	json_t *res = NULL;
+	*rc = compare_sets(ra, rb, &o, &res, err);
+	record_set_free(ra);
+	record_set_free(rb);
+	return res;
+}
+
+START_TEST(test_compare_slower)
+{
+	char a[64], b[64];
+	timing_dir(a, sizeof a, "cycles", 1, 1000, 11);
+	timing_dir(b, sizeof b, "cycles", 1, 2000, 23);
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	json_t *t = jp(res, "timing");
+	ck_assert_int_eq((int)json_array_size(t), 2);
+	size_t i;
+	json_t *e;
+	json_array_foreach(t, i, e) {
+		ck_assert_str_eq(jp_str(e, "verdict", ""), "slower");
+		ck_assert(jp_num(e, "ratio", 0) > 1.95 && jp_num(e, "ratio", 0) < 2.05);
+		ck_assert(jp_num(e, "lo", 0) > 1.9 && jp_num(e, "lo", 0) <= jp_num(e, "ratio", 0));
+		ck_assert(jp_num(e, "hi", 0) < 2.1 && jp_num(e, "hi", 0) >= jp_num(e, "ratio", 0));
+		ck_assert_int_eq((int)jp_num(e, "a_values", 0), 200);
+	}
+	/* the same seed gives the same interval */
+	json_t *again = run_compare(a, b, &err, &rc);
+	ck_assert(jp_num(json_array_get(jp(again, "timing"), 0), "lo", 0) ==
+	          jp_num(json_array_get(jp(res, "timing"), 0), "lo", 1));
+	json_decref(again);
+	/* and the swapped comparison is faster */
+	json_t *rev = run_compare(b, a, &err, &rc);
+	ck_assert_str_eq(jp_str(json_array_get(jp(rev, "timing"), 0), "verdict", ""), "faster");
+	json_decref(rev);
+	char out[96];
+	snprintf(out, sizeof out, "%s/cmp", a);
+	ck_assert_msg(compare_write(res, out, &err) == 0, "%s", err.msg);
+	char *md = slurp(out, "compare.md");
+	ck_assert(strstr(md, "| instance | operation | unit | A mean | B mean | ratio B/A (95% interval) | verdict |") != NULL);
+	ck_assert(strstr(md, "| `Toy-96` | sign | cycles | ") != NULL);
+	ck_assert(strstr(md, "| slower |") != NULL);
+	free(md);
+	char *js = slurp(out, "compare.json");
+	ck_assert(strstr(js, "\"schema\": \"pqprof.compare/1\"") != NULL);
+	free(js);
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_compare_identical)
+{
+	char a[64], b[64];
+	timing_dir(a, sizeof a, "TSC ticks", 0, 5000, 3);
+	timing_dir(b, sizeof b, "TSC ticks", 0, 5000, 3);
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	size_t i;
+	json_t *e;
+	json_array_foreach(jp(res, "timing"), i, e) {
+		ck_assert_str_eq(jp_str(e, "verdict", ""), "no significant change");
+		ck_assert(fabs(jp_num(e, "ratio", 0) - 1.0) < 1e-12);
+		ck_assert(jp_num(e, "lo", 2) < 1.0 && jp_num(e, "hi", 0) > 1.0);
+		ck_assert_str_eq(jp_str(e, "unit", ""), "TSC ticks");
+	}
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_compare_unit_mismatch)
+{
+	char a[64], b[64];
+	timing_dir(a, sizeof a, "cycles", 1, 1000, 1);
+	timing_dir(b, sizeof b, "TSC ticks", 0, 1000, 1);
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert(rc < 0);
+	ck_assert(res == NULL);
+	ck_assert_msg(strstr(err.msg, "cannot compare Toy-96 keygen: A counts cycles, B counts TSC ticks") != NULL,
+	              "%s", err.msg);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_compare_campaigns)
+{
+	/* Two campaigns: memory, static image and per-function tables come along. */
+	char a[64], b[64];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	write_campaign(a);
+	write_campaign(b);
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	ck_assert_int_eq((int)json_array_size(jp(res, "timing")), 4);
+	ck_assert_int_eq((int)json_array_size(jp(res, "memory")), 3);
+	ck_assert_int_eq((int)json_array_size(jp(res, "static_image")), 1);
+	ck_assert_int_eq((int)json_array_size(jp(res, "functions")), 2);
+	/* traces and flame graphs but no folded stacks: a note says why there is no diff graph */
+	int noted = 0;
+	size_t i;
+	json_t *n;
+	json_array_foreach(jp(res, "notes"), i, n)
+		noted |= strstr(json_string_value(n), "Alpha-1 sign: no differential flame graph") != NULL;
+	ck_assert(noted);
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *r = tcase_create("report");
+	tcase_set_timeout(r, 60);
+	tcase_add_test(r, test_markdown_structure);
+	tcase_add_test(r, test_evidence_hashes);
+	tcase_add_test(r, test_html_page);
+	tcase_add_test(r, test_csv_rows);
+	tcase_add_test(r, test_plain_dir_tsc_label);
+	tcase_add_test(r, test_bad_json_names_file);
+	tcase_add_test(r, test_chart_scale);
+	tcase_add_test(r, test_escapes);
+	suite_add_tcase(s, r);
+	TCase *c = tcase_create("compare");
+	tcase_set_timeout(c, 60);
+	tcase_add_test(c, test_compare_slower);
+	tcase_add_test(c, test_compare_identical);
+	tcase_add_test(c, test_compare_unit_mismatch);
+	tcase_add_test(c, test_compare_campaigns);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(report_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
