@@ -34,6 +34,12 @@ expect_grep "$rec" '"read_overhead"' "record has the backend read overhead"
 expect_grep "$rec" '"command": "pqprof bench ' "record has the exact command"
 expect_grep "$rec" '"kernel"' "record has the environment"
 
+# KEM instances: keygen, enc and dec.
+build_fixture "$FIX/kem-toy/ngcc" "$WORK/kem.so"
+expect_rc 0 "bench NGCC KEM" -- "$PQPROF" bench "$WORK/kem.so" --trials 2 --iters 50 --records ""
+expect_grep "$WORK/out" "^ToyKEM-NGCC-32 +enc " "KEM enc row"
+expect_grep "$WORK/out" "^ToyKEM-NGCC-32 +dec " "KEM dec row"
+
 # A forced clock backend is labelled ns, never cycles.
 expect_rc 0 "bench with clock backend" -- "$PQPROF" bench "$WORK/nist.so" --op sign --trials 1 --iters 20 --backend clock --records ""
 expect_grep "$WORK/out" "mean ns" "clock backend labelled ns"

@@ -23,6 +23,12 @@ expect_grep "$WORK/rec/Toy-96.kat.json" "\"log_sha256\": \"$sum\"" "verdict reco
 kat ngcc "$FIX/ngcc-toy" 0
 expect_grep "$WORK/out" "^RESULT Toy-NGCC-96 PASS" "NGCC fixture passes"
 
+# KEMs, both flavours: dec must give back enc's shared secret.
+kat kem-nist "$FIX/kem-toy/nist" 0
+expect_grep "$WORK/out" "^RESULT ToyKEM-32 PASS" "NIST KEM passes against PQCkemKAT_64.rsp"
+kat kem-ngcc "$FIX/kem-toy/ngcc" 0
+expect_grep "$WORK/out" "^RESULT ToyKEM-NGCC-32 PASS" "NGCC KEM passes against KAT_KEM_ToyKEM-NGCC-32.txt"
+
 # Manifest instead of vectors: strict, nolen and first-records modes.
 "$PQPROF" manifest "$FIX/toy/Test_Vectors/KAT_SIG_Toy-NGCC-96.txt" --label toy > "$WORK/kat.sha256"
 "$PQPROF" manifest "$FIX/toy/KAT/PQCsignKAT_64.rsp" --label toy --records 3 >> "$WORK/kat.sha256"
