@@ -541,7 +541,7 @@ static void run_unit(struct campaign *c, struct unit *u, json_t *env)
 					do_mem(c, u, desc, ops[i], env);
 				else
 					steps_profile(c->dir, u->label, u->lib, desc, pq_op_name(ops[i]),
-					              c->have_desc ? &c->desc : NULL, c->o->timeout_s);
+					              c->have_desc ? &c->desc : NULL, c->o->timeout_s, c->o->quick);
 			}
 			step_done(c, t, skip);
 			all &= is_file(rec);

@@ -15,7 +15,7 @@ void steps_add_elf_sizes(json_t *record, const char *lib);
 
 /* Profile one op: trace, flame graph and pqprof.profile/1 record in the campaign dir. */
 int steps_profile(const char *dir, const char *label, const char *lib, json_t *desc, const char *op,
-                  const struct scheme_desc *scheme, double timeout_s);
+                  const struct scheme_desc *scheme, double timeout_s, int quick);
 
 /* Write report.md / .html / .csv / .json for the campaign dir. */
 int steps_report(const char *dir, pq_error *err);

@@ -1,6 +1,7 @@
 /* command_table: name -> cmd_* function, in the order help lists them. */
 #include "config.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_export.h"
 
 #include <stddef.h>
 
@@ -17,5 +18,8 @@ const struct command pq_commands[] = {
 	{ "compare", cmd_compare, "compare two record sets: ratios with intervals, per-function deltas" },
 	{ "merge", cmd_merge, "combine campaign directories from shards or machines" },
 	{ "env", cmd_env, "print the assessment environment and what makes figures unstable" },
+	{ "profile", cmd_profile, "sample operations into a .pqt trace and report hotspots" },
+	{ "report", cmd_report, "hotspots, call tree, groups and calls per op from a trace" },
+	{ "export", cmd_export, "a trace as folded, speedscope, callgrind or SVG flame graph" },
 	{ NULL, NULL, NULL },
 };

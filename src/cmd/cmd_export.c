@@ -1,0 +1,53 @@
+/*
+ * pqprof export: symbolize a .pqt trace into the folded model and write it
+ * for other tools: folded stacks (FlameGraph, inferno), speedscope JSON,
+ * callgrind (KCachegrind), or a self-contained SVG flame graph; and, with
+ * --diff BEFORE AFTER, a differential flame graph of two traces.
+ *   pqprof export TRACE --format folded|speedscope|callgrind|svg [--op OP] -o FILE
+ *   pqprof export --diff BEFORE.pqt AFTER.pqt [--op OP] -o DIFF.svg
+ */
+#include "config.h"
+#include "cmd/cmd_export.h"
+#include "cmd/commands.h"
+#include "core/options.h"
+#include "profile/analysis.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"pqprof export TRACE --format folded|speedscope|callgrind|svg [--op OP] -o FILE\n"
+	"       pqprof export --diff BEFORE.pqt AFTER.pqt [--op OP] -o DIFF.svg";
+
+int cmd_export(int argc, char **argv)
+{
+	const char *format = NULL, *op = NULL, *out = NULL;
+	int diff = 0, help = 0;
+	const struct option_spec specs[] = {
+		{ OPT_STRING, 0, "format", &format, "FMT", "folded, speedscope, callgrind or svg" },
+		{ OPT_STRING, 0, "op", &op, "OP", "one operation (default: all, each rooted at its name)" },
+		{ OPT_STRING, 'o', "output", &out, "FILE", "file to write (- for standard output)" },
+		{ OPT_FLAG, 0, "diff", &diff, NULL, "differential flame graph of BEFORE and AFTER" },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+	};
+	const char *pos[2];
+	pq_error err = { 0 };
+	int np = options_parse(argc, argv, specs, pos, 2, &help, &err);
+	if (help) {
+		options_usage(stdout, usage, specs);
+		return 0;
+	}
+	if (np < 0)
+		return cmd_fail("export", &err);
+	if (!out || (diff ? np != 2 || (format && strcmp(format, "svg") != 0) : np != 1 || !format)) {
+		options_usage(stderr, usage, specs);
+		return pq_exit_code(PQ_EUSAGE);
+	}
+	int r = diff ? profile_flamegraph_diff(pos[0], pos[1], op, out, &err)
+	             : profile_export(pos[0], op, format, out, &err);
+	if (r < 0)
+		return cmd_fail("export", &err);
+	if (strcmp(out, "-") != 0)
+		fprintf(stderr, "wrote %s\n", out);
+	return 0;
+}

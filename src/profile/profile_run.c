@@ -1,0 +1,747 @@
+/*
+ * profile_run: records sampled runner children into a .pqt trace; see
+ * profile_run.h for the trace conventions.  Not here: symbols, shares,
+ * reports (analysis.c reads the trace back).
+ */
+#include "config.h"
+#include "profile/profile_run.h"
+
+#include "profile/sampler.h"
+#include "profile/unwind.h"
+#include "runner/bench.h"
+#include "runner/child.h"
+#include "trace/trace_format.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_MIN_SAMPLES 2000
+#define DEFAULT_MAX_SECONDS 30.0
+#define DEFAULT_COUNT_ITERS 1
+#define MAX_RUNS_PER_OP 20
+#define SEED_BYTES 48
+
+const char *profile_event_unit(const char *event)
+{
+	return event && strcmp(event, "cycles") == 0 ? "cycles" : "ns";
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- build ids, read from the ELF notes of the mapped files ---- */
+
+int profile_read_build_id(const char *path, unsigned char *raw, char *hex, size_t hexlen,
+                          pq_error *err)
+{
+	if (hex && hexlen)
+		hex[0] = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pq_fail(err, PQ_EINTERNAL, "libelf: %s", elf_errmsg(-1));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pq_fail_errno(err, PQ_EIO, "%s", path);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int found = 0;
+	for (Elf_Scn *scn = NULL; e && !found && (scn = elf_nextscn(e, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + name_off, "GNU", 4) != 0 || nh.n_descsz == 0 ||
+			    nh.n_descsz > TRACE_MAX_BUILD_ID)
+				continue;
+			const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
+			if (raw)
+				memcpy(raw, id, nh.n_descsz);
+			for (size_t i = 0; hex && i < nh.n_descsz && 2 * i + 2 < hexlen; i++)
+				snprintf(hex + 2 * i, 3, "%02x", id[i]);
+			found = (int)nh.n_descsz;
+			break;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+struct build_id_entry {
+	char *path;
+	unsigned char id[TRACE_MAX_BUILD_ID];
+	int len;
+};
+
+struct build_id_cache {
+	struct build_id_entry *e;
+	size_t n, cap;
+};
+
+static const struct build_id_entry *build_id_lookup(struct build_id_cache *c, const char *path)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->e[i].path, path) == 0)
+			return &c->e[i];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		struct build_id_entry *ne = realloc(c->e, cap * sizeof *ne);
+		if (!ne)
+			return NULL;
+		c->e = ne;
+		c->cap = cap;
+	}
+	struct build_id_entry *b = &c->e[c->n];
+	if (!(b->path = strdup(path)))
+		return NULL;
+	int k = profile_read_build_id(path, b->id, NULL, 0, NULL);
+	b->len = k > 0 ? k : 0;
+	c->n++;
+	return b;
+}
+
+static void build_id_cache_free(struct build_id_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->e[i].path);
+	free(c->e);
+}
+
+static json_t *hex_json(const unsigned char *id, size_t n)
+{
+	char hex[2 * TRACE_MAX_BUILD_ID + 1] = "";
+	for (size_t i = 0; i < n && i < TRACE_MAX_BUILD_ID; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return json_string(hex);
+}
+
+/* ---- one recording: shared by all children ---- */
+
+struct recorder {
+	const struct profile_opts *o;
+	const char *trace_path;
+	char lib_real[PATH_MAX];
+	json_t *header_base;       /* everything but what the first child tells */
+	trace_writer *w;
+	struct build_id_cache ids;
+	struct profile_summary *sum;
+};
+
+struct pending_mmap {
+	uint64_t start, len, pgoff;
+	unsigned char id[TRACE_MAX_BUILD_ID];
+	unsigned idlen;
+	char *path;
+};
+
+/* One sampled child. */
+struct run {
+	struct recorder *rec;
+	enum pq_op op;
+	enum sampler_mode mode;
+	int stack_only_ip;         /* call graph "none" */
+	uint64_t calls_before;
+	struct sampler_parent sp;
+	struct unwinder *uw;
+	int ctrl_fd;
+	pid_t pid;
+	int live;                  /* attached, OP_BEGIN written */
+	int failed;
+	pq_error err;
+	struct pending_mmap *pend;
+	size_t npend, cappend;
+	uint64_t samples, truncated;
+	uint64_t *pcs;
+};
+
+static void run_fail(struct run *r, const pq_error *e)
+{
+	if (!r->failed) {
+		r->failed = 1;
+		r->err = *e;
+	}
+}
+
+static void write_mmap(struct run *r, uint64_t start, uint64_t len, uint64_t pgoff,
+                       const unsigned char *id, unsigned idlen, const char *path)
+{
+	if (!idlen) {
+		const struct build_id_entry *b = build_id_lookup(&r->rec->ids, path);
+		if (b && b->len) {
+			id = b->id;
+			idlen = (unsigned)b->len;
+		}
+	}
+	trace_write_mmap(r->rec->w, start, len, pgoff, idlen ? id : NULL, idlen, path);
+}
+
+static void on_mmap(void *user, const struct sampler_mmap *m)
+{
+	struct run *r = user;
+	if (r->uw) {
+		pq_error e;
+		/* A mapping libdwfl refuses only costs unwinds through it. */
+		unwinder_add_module(r->uw, m->filename, m->start, m->len, m->pgoff, &e);
+	}
+	if (r->live) {
+		write_mmap(r, m->start, m->len, m->pgoff, m->build_id, m->build_id_size, m->filename);
+		return;
+	}
+	if (r->npend == r->cappend) {
+		size_t cap = r->cappend ? 2 * r->cappend : 32;
+		struct pending_mmap *np = realloc(r->pend, cap * sizeof *np);
+		if (!np)
+			return;
+		r->pend = np;
+		r->cappend = cap;
+	}
+	struct pending_mmap *p = &r->pend[r->npend];
+	p->start = m->start;
+	p->len = m->len;
+	p->pgoff = m->pgoff;
+	p->idlen = m->build_id_size <= TRACE_MAX_BUILD_ID ? m->build_id_size : 0;
+	memcpy(p->id, m->build_id, p->idlen);
+	if ((p->path = strdup(m->filename)) != NULL)
+		r->npend++;
+}
+
+static void on_sample(void *user, const struct sampler_sample *s)
+{
+	struct run *r = user;
+	if (!r->rec->w)
+		return;
+	const uint64_t *ips = s->ips;
+	size_t n = s->nips;
+	if (r->mode == SAMPLER_MODE_DWARF && !r->stack_only_ip) {
+		pq_error e;
+		int st = unwinder_unwind(r->uw, s, r->pcs, TRACE_MAX_STACK, &n, &e);
+		if (st < 0) {
+			run_fail(r, &e);
+			return;
+		}
+		if (st == UNWIND_TRUNCATED)
+			r->truncated++;
+		ips = r->pcs;
+	}
+	if (!n || r->stack_only_ip) {
+		ips = &s->ip;
+		n = 1;
+	}
+	if (n > TRACE_MAX_STACK)
+		n = TRACE_MAX_STACK;
+	trace_write_sample(r->rec->w, (uint64_t)r->op, s->period ? s->period : 1, s->time, ips, (int)n);
+	r->samples++;
+}
+
+/* The header: the base plus what only the first attached child knows. */
+static json_t *make_header(struct run *r)
+{
+	struct recorder *rec = r->rec;
+	const struct sampler_parent *sp = &r->sp;
+	json_t *h = json_deep_copy(rec->header_base);
+	if (!h)
+		return NULL;
+	json_object_set_new(h, "event", json_string(sp->event_name));
+	json_object_set_new(h, "event_fallback", json_string(sp->fallback));
+	json_object_set_new(h, "unit", json_string(profile_event_unit(sp->event_name)));
+	json_object_set_new(h, "freq", json_integer((json_int_t)sp->freq));
+	json_object_set_new(h, "period", json_integer((json_int_t)sp->period));
+	json_object_set_new(h, "data_pages", json_integer((json_int_t)sp->data_pages));
+	json_object_set_new(h, "stack_bytes",
+	                    json_integer(sp->mode == SAMPLER_MODE_DWARF ? (json_int_t)sp->stack_bytes : 0));
+	/* Every mapped file of the first child, with its build id. */
+	json_t *mods = json_array();
+	for (size_t i = 0; i < r->npend; i++) {
+		int dup = 0;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = strcmp(r->pend[i].path, r->pend[j].path) == 0;
+		if (dup)
+			continue;
+		const struct build_id_entry *b = build_id_lookup(&rec->ids, r->pend[i].path);
+		json_array_append_new(mods, json_pack("{s:s, s:o}", "path", r->pend[i].path, "build_id",
+		                                      b && b->len ? hex_json(b->id, (size_t)b->len)
+		                                                  : json_null()));
+	}
+	json_object_set_new(h, "modules", mods);
+	return h;
+}
+
+/* The child's fd has arrived: open the trace if needed, mark the op, flush maps. */
+static int go_live(struct run *r, pq_error *err)
+{
+	struct recorder *rec = r->rec;
+	if (!rec->w) {
+		json_t *h = make_header(r);
+		if (!h)
+			return pq_fail(err, PQ_ENOMEM, "out of memory");
+		rec->w = trace_writer_open(rec->trace_path, h, err);
+		json_decref(h);
+		if (!rec->w)
+			return -err->code;
+		snprintf(rec->sum->event, sizeof rec->sum->event, "%s", r->sp.event_name);
+		snprintf(rec->sum->fallback, sizeof rec->sum->fallback, "%s", r->sp.fallback);
+		rec->sum->freq = r->sp.freq;
+		rec->sum->period = r->sp.period;
+	}
+	trace_write_op_begin(rec->w, (uint64_t)r->op, pq_op_name(r->op), r->calls_before, mono_ns());
+	for (size_t i = 0; i < r->npend; i++)
+		write_mmap(r, r->pend[i].start, r->pend[i].len, r->pend[i].pgoff, r->pend[i].id,
+		           r->pend[i].idlen, r->pend[i].path);
+	r->live = 1;
+	return 0;
+}
+
+static void on_spawned(void *user, pid_t pid, int ctrl_fd)
+{
+	struct run *r = user;
+	r->pid = pid;
+	r->ctrl_fd = ctrl_fd;
+	if (r->mode == SAMPLER_MODE_DWARF && !r->stack_only_ip) {
+		pq_error e;
+		if (!(r->uw = unwinder_new(pid, &e))) {
+			run_fail(r, &e);
+			return;
+		}
+		unwinder_set_scope(r->uw, r->rec->lib_real);
+	}
+}
+
+static void on_tick(void *user)
+{
+	struct run *r = user;
+	pq_error e = { 0 };
+	if (r->failed || r->ctrl_fd < 0)
+		return;
+	if (!r->sp.attached) {
+		int k = sampler_parent_receive(&r->sp, r->ctrl_fd, r->pid, &e);
+		if (k < 0) {
+			run_fail(r, &e);
+			return;
+		}
+		if (k == 0)
+			return;
+	}
+	if (!r->live && go_live(r, &e) < 0) {
+		run_fail(r, &e);
+		return;
+	}
+	if (sampler_parent_drain(&r->sp, &e) < 0)
+		run_fail(r, &e);
+}
+
+/* The first error event of a child, for messages. */
+static const char *child_error_msg(const struct child_result *res)
+{
+	size_t i;
+	json_t *ev;
+	json_array_foreach(res->events, i, ev) {
+		const char *k = json_string_value(json_object_get(ev, "ev"));
+		if (k && strcmp(k, "error") == 0 && json_is_string(json_object_get(ev, "msg")))
+			return json_string_value(json_object_get(ev, "msg"));
+	}
+	return NULL;
+}
+
+static int child_failure(const struct child_result *res, const char *what, pq_error *err)
+{
+	char why[512];
+	child_describe(res, why, sizeof why);
+	const char *msg = child_error_msg(res);
+	int code = res->exit_code == PQ_EPERF ? PQ_EPERF : PQ_ESCHEME;
+	return pq_fail(err, code, "%s: %s%s%s", what, why, msg ? ": " : "", msg ? msg : "");
+}
+
+static void progress(const struct profile_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void progress(const struct profile_opts *o, const char *fmt, ...)
+{
+	if (!o->progress)
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	o->progress(o->progress_user, line);
+}
+
+/* Run one sampled child of op for about `seconds` of calls. */
+static int run_child(struct recorder *rec, enum pq_op op, double seconds, uint64_t calls_before,
+                     struct profile_op_summary *os, pq_error *err)
+{
+	const struct profile_opts *o = rec->o;
+	const char *cg = o->callgraph ? o->callgraph : "fp";
+	struct run r = { .rec = rec, .op = op, .ctrl_fd = -1, .calls_before = calls_before };
+	r.stack_only_ip = strcmp(cg, "none") == 0;
+	r.mode = strcmp(cg, "dwarf") == 0 ? SAMPLER_MODE_DWARF : SAMPLER_MODE_FP;
+	if (!(r.pcs = malloc(TRACE_MAX_STACK * sizeof *r.pcs)))
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	struct sampler_sink sink = { &r, on_sample, on_mmap };
+	sampler_parent_init(&r.sp, &sink);
+
+	char a_secs[32], a_freq[32], a_period[32], a_stack[32], a_pages[32], a_mlen[32];
+	snprintf(a_secs, sizeof a_secs, "%.3f", seconds);
+	snprintf(a_mlen, sizeof a_mlen, "%ld", o->mlen > 0 ? o->mlen : 64);
+	const char *args[32];
+	int na = 0;
+	args[na++] = "--op";
+	args[na++] = pq_op_name(op);
+	args[na++] = "--mode";
+	args[na++] = r.mode == SAMPLER_MODE_DWARF ? "dwarf" : "fp";
+	args[na++] = "--event";
+	args[na++] = o->event ? o->event : "auto";
+	args[na++] = "--seconds";
+	args[na++] = a_secs;
+	args[na++] = "--mlen";
+	args[na++] = a_mlen;
+	if (o->freq) {
+		snprintf(a_freq, sizeof a_freq, "%u", o->freq);
+		args[na++] = "--freq";
+		args[na++] = a_freq;
+	} else if (o->period) {
+		snprintf(a_period, sizeof a_period, "%llu", o->period);
+		args[na++] = "--period";
+		args[na++] = a_period;
+	}
+	if (o->stack_bytes) {
+		snprintf(a_stack, sizeof a_stack, "%u", o->stack_bytes);
+		args[na++] = "--stack";
+		args[na++] = a_stack;
+	}
+	if (o->pages) {
+		snprintf(a_pages, sizeof a_pages, "%u", o->pages);
+		args[na++] = "--pages";
+		args[na++] = a_pages;
+	}
+	args[na] = NULL;
+
+	struct child_hooks hooks = { .user = &r, .spawned = on_spawned, .tick = on_tick, .wake_fd = -1 };
+	struct child_spec cs = {
+		.job = "profile", .lib = o->lib, .args = args,
+		.timeout_s = o->timeout_s > 0 ? o->timeout_s : 900, .cpu = -1, .want_ctrl = 1,
+		.hooks = &hooks,
+	};
+	struct child_result res;
+	memset(&res, 0, sizeof res);
+	int crc = child_run(&cs, &res, err);
+	int rc = crc;
+	if (crc == 0) {
+		/* Whatever is still in the ring after the child exited. */
+		if (r.live && !r.failed) {
+			pq_error e;
+			if (sampler_parent_drain(&r.sp, &e) < 0)
+				run_fail(&r, &e);
+		}
+		if (r.failed) {
+			*err = r.err;
+			rc = -(err->code ? err->code : PQ_EINTERNAL);
+		} else if (res.end != CHILD_OK || !res.done) {
+			rc = child_failure(&res, pq_op_name(op), err);
+		} else if (!r.live) {
+			rc = pq_fail(err, PQ_EINTERNAL, "%s: the child never passed its sampling event", pq_op_name(op));
+		}
+	}
+	uint64_t calls = 0;
+	if (rc == 0) {
+		calls = (uint64_t)json_integer_value(json_object_get(res.done, "calls"));
+		os->seconds += json_number_value(json_object_get(res.done, "seconds_in_calls"));
+	}
+	if (r.live) {
+		if (r.sp.stats.lost)
+			trace_write_lost(rec->w, r.sp.stats.lost);
+		trace_write_op_end(rec->w, (uint64_t)op, pq_op_name(op), calls_before + calls, mono_ns());
+	}
+	os->samples += r.samples;
+	os->lost += r.sp.stats.lost;
+	os->truncated += r.truncated;
+	os->calls += calls;
+	os->runs++;
+	if (crc == 0)
+		child_result_free(&res);
+	sampler_parent_close(&r.sp);
+	if (r.uw)
+		unwinder_free(r.uw);
+	for (size_t i = 0; i < r.npend; i++)
+		free(r.pend[i].path);
+	free(r.pend);
+	free(r.pcs);
+	return rc;
+}
+
+/* Sample op in as many children as it takes to reach min_samples. */
+static int sample_op(struct recorder *rec, enum pq_op op, struct profile_op_summary *os, pq_error *err)
+{
+	const struct profile_opts *o = rec->o;
+	long want = o->min_samples > 0 ? o->min_samples : DEFAULT_MIN_SAMPLES;
+	double cap = o->max_seconds > 0 ? o->max_seconds : DEFAULT_MAX_SECONDS;
+	/* Clocks often deliver well under their nominal rate when enabled only
+	 * around calls; start low, then use the measured rate. */
+	double rate = 0.6 * (o->freq ? o->freq : (o->period ? 0 : 1999));
+	os->op = op;
+	while (os->runs < MAX_RUNS_PER_OP) {
+		double need = (double)(want - (long)os->samples);
+		if (need <= 0 || os->seconds >= cap)
+			break;
+		if (os->samples > 0 && os->seconds > 0)
+			rate = (double)os->samples / os->seconds;
+		double secs = rate > 0 ? need / rate * 1.15 + 0.02 : 1.0;
+		if (secs < 0.05)
+			secs = 0.05;
+		if (secs > cap - os->seconds)
+			secs = cap - os->seconds;
+		/* Stay well inside the child's time limit (set-up and start included). */
+		double limit = (o->timeout_s > 0 ? o->timeout_s : 900) * 0.6;
+		if (secs > limit)
+			secs = limit > 0.05 ? limit : 0.05;
+		int r = run_child(rec, op, secs, os->calls, os, err);
+		if (r < 0)
+			return r;
+		progress(o, "%s: child %u: %llu samples, %llu calls, %.2f s in calls", pq_op_name(op),
+		         os->runs, (unsigned long long)os->samples, (unsigned long long)os->calls,
+		         os->seconds);
+		if (os->calls == 0)
+			break;
+	}
+	return 0;
+}
+
+/* ---- exact call counts ---- */
+
+/* Every glob of every group, then the extra ones. */
+static json_t *count_globs(const struct profile_opts *o)
+{
+	json_t *globs = json_array();
+	for (size_t g = 0; o->groups && g < groups_count(o->groups); g++) {
+		char buf[4096];
+		groups_describe(o->groups, g, buf, sizeof buf);
+		for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			json_array_append_new(globs, json_string(t));
+	}
+	for (int i = 0; i < o->ncount_globs; i++)
+		json_array_append_new(globs, json_string(o->count_globs[i]));
+	return globs;
+}
+
+static json_t *count_op(const struct profile_opts *o, enum pq_op op, json_t *globs, pq_error *err)
+{
+	size_t n = json_array_size(globs);
+	const char **args = calloc(2 * n + 8, sizeof *args);
+	if (!args) {
+		pq_fail(err, PQ_ENOMEM, "out of memory");
+		return NULL;
+	}
+	char a_iters[32], a_mlen[32];
+	long iters = o->count_iters > 0 ? o->count_iters : DEFAULT_COUNT_ITERS;
+	snprintf(a_iters, sizeof a_iters, "%ld", iters);
+	snprintf(a_mlen, sizeof a_mlen, "%ld", o->mlen > 0 ? o->mlen : 64);
+	int na = 0;
+	args[na++] = "--op";
+	args[na++] = pq_op_name(op);
+	args[na++] = "--iters";
+	args[na++] = a_iters;
+	/* Counts do not depend on warm caches, and every call traps. */
+	args[na++] = "--warmup";
+	args[na++] = "0";
+	args[na++] = "--mlen";
+	args[na++] = a_mlen;
+	for (size_t i = 0; i < n; i++) {
+		args[na++] = "--func";
+		args[na++] = json_string_value(json_array_get(globs, i));
+	}
+	struct child_spec cs = { .job = "count", .lib = o->lib, .args = args,
+	                         .timeout_s = o->timeout_s > 0 ? o->timeout_s : 900, .cpu = -1 };
+	struct child_result res;
+	json_t *out = NULL;
+	int r = child_run(&cs, &res, err);
+	free(args);
+	if (r < 0)
+		return NULL;
+	if (res.end != CHILD_OK || !res.done) {
+		child_failure(&res, "call counting", err);
+		child_result_free(&res);
+		return NULL;
+	}
+	json_t *d = res.done;
+	if (!json_is_true(json_object_get(d, "available"))) {
+		out = json_pack("{s:b, s:s}", "available", 0, "reason",
+		                json_string_value(json_object_get(d, "reason")) ?: "unknown");
+	} else {
+		json_int_t calls = json_integer_value(json_object_get(d, "calls"));
+		json_t *fns = json_array();
+		size_t i;
+		json_t *f;
+		json_array_foreach(json_object_get(d, "funcs"), i, f) {
+			json_int_t total = json_integer_value(json_object_get(f, "total"));
+			json_array_append_new(fns, json_pack("{s:O, s:f, s:O, s:O, s:I}", "name",
+			                                     json_object_get(f, "name"), "calls_per_op",
+			                                     calls ? (double)total / (double)calls : 0.0,
+			                                     "min", json_object_get(f, "min"), "max",
+			                                     json_object_get(f, "max"), "total", total));
+		}
+		out = json_pack("{s:b, s:I, s:o}", "available", 1, "ops", calls, "functions", fns);
+	}
+	child_result_free(&res);
+	return out;
+}
+
+/* ---- the whole recording ---- */
+
+static json_t *groups_json(const struct group_set *gs)
+{
+	json_t *a = json_array();
+	for (size_t g = 0; gs && g < groups_count(gs); g++) {
+		char buf[4096];
+		groups_describe(gs, g, buf, sizeof buf);
+		json_t *globs = json_array();
+		for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			json_array_append_new(globs, json_string(t));
+		json_array_append_new(a, json_pack("{s:s, s:o}", "name", groups_name(gs, g), "globs", globs));
+	}
+	return a;
+}
+
+static json_t *header_base(const struct profile_opts *o, const char *requested_cg,
+                           const char *lib_real, json_t *desc, json_t *calls)
+{
+	char seed[2 * SEED_BYTES + 1];
+	for (int i = 0; i < SEED_BYTES; i++)
+		snprintf(seed + 2 * i, 3, "%02x", i);
+	json_t *ops = json_array();
+	for (int i = 0; i < o->nops; i++)
+		json_array_append_new(ops, json_string(pq_op_name(o->ops[i])));
+	json_t *h = json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:s, s:s, s:o, s:s, s:I, s:s, s:s}",
+	                      "schema", "pqprof.trace-header/1", "tool", "pqprof profile", "lib",
+	                      lib_real, "instance", desc, "cflags",
+	                      json_object_get(desc, "cflags") ?: json_null(), "compiler",
+	                      json_object_get(desc, "compiler") ?: json_null(), "event_requested",
+	                      o->event ? o->event : "auto", "callgraph",
+	                      o->callgraph ? o->callgraph : "fp", "ops", ops, "op_markers", "per-run",
+	                      "mlen", (json_int_t)(o->mlen > 0 ? o->mlen : 64), "drng_seed", seed,
+	                      "drng_seed_note",
+	                      "the runner seeds the instance's randomness with these bytes "
+	                      "before each child's set-up");
+	if (!h)
+		return NULL;
+	json_object_set_new(h, "command", o->command ? json_string(o->command) : json_null());
+	json_object_set_new(h, "callgraph_requested", json_string(requested_cg));
+	json_object_set_new(h, "runner", json_string(child_runner_path()));
+	json_object_set_new(h, "min_samples",
+	                    json_integer(o->min_samples > 0 ? o->min_samples : DEFAULT_MIN_SAMPLES));
+	json_object_set_new(h, "max_seconds",
+	                    json_real(o->max_seconds > 0 ? o->max_seconds : DEFAULT_MAX_SECONDS));
+	json_object_set_new(h, "environment", o->environment ? json_deep_copy(o->environment) : json_null());
+	json_object_set_new(h, "groups", groups_json(o->groups));
+	json_object_set_new(h, "calls", json_incref(calls));
+	return h;
+}
+
+void profile_summary_free(struct profile_summary *sum)
+{
+	if (sum) {
+		json_decref(sum->calls);
+		sum->calls = NULL;
+	}
+}
+
+int profile_record(const struct profile_opts *o, const char *trace_path,
+                   struct profile_summary *sum_out, pq_error *err)
+{
+	struct profile_summary local;
+	struct profile_summary *sum = sum_out ? sum_out : &local;
+	memset(sum, 0, sizeof *sum);
+	if (!o->lib || o->nops < 1 || o->nops > PQ_OP_COUNT)
+		return pq_fail(err, PQ_EUSAGE, "profile: a library and 1..%d operations are needed", PQ_OP_COUNT);
+	const char *cg = o->callgraph ? o->callgraph : "auto";
+	if (strcmp(cg, "auto") && strcmp(cg, "fp") && strcmp(cg, "dwarf") && strcmp(cg, "none"))
+		return pq_fail(err, PQ_EUSAGE, "call graph '%s': use auto, fp, dwarf or none", cg);
+	if (o->event && sampler_event_parse(o->event) < 0)
+		return pq_fail(err, PQ_EUSAGE, "event '%s': use auto, cycles, cpu-clock or task-clock", o->event);
+
+	struct recorder rec = { .o = o, .trace_path = trace_path, .sum = sum };
+	if (!realpath(o->lib, rec.lib_real))
+		return pq_fail_errno(err, PQ_EIO, "%s", o->lib);
+	json_t *desc = o->instance ? json_incref(o->instance) : NULL;
+	if (!desc && instance_describe(o->lib, &desc, err) < 0)
+		return -err->code;
+	/* auto: frame pointers only where the instance was built to keep them. */
+	struct profile_opts resolved = *o;
+	if (strcmp(cg, "auto") == 0) {
+		const char *cf = json_string_value(json_object_get(desc, "cflags"));
+		resolved.callgraph = cf && strstr(cf, "-fno-omit-frame-pointer") ? "fp" : "dwarf";
+	}
+	o = &resolved;
+	rec.o = o;
+
+	/* Counts first: the header holds them, and a uprobe run never shares
+	 * a child with sampling. */
+	json_t *calls = json_object();
+	json_t *globs = count_globs(o);
+	int rc = 0;
+	for (int i = 0; i < o->nops && rc == 0; i++) {
+		const char *name = pq_op_name(o->ops[i]);
+		json_t *c;
+		if (o->no_counts)
+			c = json_pack("{s:b, s:s}", "available", 0, "reason", "not measured (--no-counts)");
+		else if (json_array_size(globs) == 0)
+			c = json_pack("{s:b, s:s}", "available", 0, "reason", "no functions to count");
+		else if (!(c = count_op(o, o->ops[i], globs, err)))
+			rc = -err->code;
+		if (c) {
+			if (json_is_true(json_object_get(c, "available")))
+				progress(o, "%s: counted calls of %zu function(s) in %lld call(s)", name,
+				         json_array_size(json_object_get(c, "functions")),
+				         (long long)json_integer_value(json_object_get(c, "ops")));
+			else if (!o->no_counts)
+				progress(o, "%s: call counts unavailable: %s", name,
+				         json_string_value(json_object_get(c, "reason")));
+			json_object_set_new(calls, name, c);
+		}
+	}
+	json_decref(globs);
+	if (rc == 0 && !(rec.header_base = header_base(o, cg, rec.lib_real, desc, calls)))
+		rc = pq_fail(err, PQ_ENOMEM, "out of memory");
+	json_decref(desc);
+	sum->calls = calls;
+
+	for (int i = 0; i < o->nops && rc == 0; i++) {
+		struct profile_op_summary *os = &sum->ops[sum->nops++];
+		rc = sample_op(&rec, o->ops[i], os, err);
+	}
+	if (rec.w) {
+		pq_error cerr;
+		int c = trace_writer_close(rec.w, rc == 0, &sum->trace, &cerr);
+		if (c < 0 && rc == 0) {
+			*err = cerr;
+			rc = c;
+		}
+	}
+	json_decref(rec.header_base);
+	build_id_cache_free(&rec.ids);
+	if (!sum_out)
+		profile_summary_free(sum);
+	return rc;
+}
+
+int profile_record_op(const struct profile_opts *opts, enum pq_op op, const char *trace_path,
+                      pq_error *err)
+{
+	struct profile_opts o = *opts;
+	o.ops = &op;
+	o.nops = 1;
+	return profile_record(&o, trace_path, NULL, err);
+}

@@ -1,0 +1,18 @@
+# pqprof profile / report / export end to end on the hot90 fixture (a
+# scheme with a known cost structure, a second library built by the test,
+# an assembly routine and a function called a known number of times).
+# profile_jget reads values out of the records and exports for the script.
+check_PROGRAMS += tests/profile_jget
+tests_profile_jget_SOURCES = tests/profile_jget.c
+tests_profile_jget_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_profile_jget_LDADD = $(JANSSON_LIBS)
+TESTS += tests/e2e/profile.sh
+EXTRA_DIST += tests/e2e/profile.sh tests/fixtures/profile/hot90 tests/fixtures/profile/hot90-lib2 \
+	tests/bench/bench_profile_vs_perf.sh doc/profile-report.md
+
+# The offline attribution rules on traces with known stacks (exact figures).
+check_PROGRAMS += tests/test_analysis
+TESTS += tests/test_analysis
+tests_test_analysis_SOURCES = tests/test_analysis.c
+tests_test_analysis_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
+tests_test_analysis_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
