@@ -580,7 +580,10 @@ static void print_summary(struct campaign *c, FILE *out)
 				header = 1;
 				unit = ru ? strdup(ru) : NULL;
 			}
-			bench_table_row(out, r, u->instance, verdict);
+			char shown[200];
+			int multi = c->nunits > 1 && strcmp(c->units[0].instance, c->units[1].instance) == 0;
+			snprintf(shown, sizeof shown, multi ? "%s/%s" : "%s", u->instance, u->profile);
+			bench_table_row(out, r, shown, verdict);
 			json_decref(r);
 		}
 		if (!built_ok(c, u)) {
@@ -720,6 +723,10 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 		print_summary(&c, o->summary);
 	if (!o->no_report)
 		r = steps_report(c.dir, err);
+	char profiles[8][64];
+	int np = profile_list(&c, profiles, 8, NULL);
+	if (r == 0 && np > 1 && (c.want[STEP_BENCH] || c.want[STEP_PROFILE]))
+		r = steps_compare_profiles(c.dir, profiles, np, o->summary, err);
 	json_decref(env);
 	json_decref(c.state);
 	if (c.have_desc)

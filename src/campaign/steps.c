@@ -3,6 +3,8 @@
 #include "campaign/steps.h"
 #include "measure/elf_size.h"
 #include "report/report.h"
+#include "report/compare.h"
+#include "report/record_set.h"
 #include "core/atomic_file.h"
 #include "profile/analysis.h"
 #include "profile/groups.h"
@@ -129,4 +131,65 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 int steps_report(const char *dir, pq_error *err)
 {
 	return report_write_all(dir, err);
+}
+
+/* A view of a record set holding only the instances built with one profile. */
+static struct record_set *profile_view(const struct record_set *rs, const char *profile)
+{
+	struct record_set *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	*v = *rs;
+	v->inst = calloc(rs->ninst + 1, sizeof *v->inst);
+	v->ninst = 0;
+	v->ev = NULL;
+	v->nev = 0;
+	for (size_t i = 0; v->inst && i < rs->ninst; i++)
+		if (strcmp(rs->inst[i].profile, profile) == 0)
+			v->inst[v->ninst++] = rs->inst[i];
+	return v;
+}
+
+int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *out, pq_error *err)
+{
+	struct record_set *rs = NULL;
+	int r = record_set_load(dir, &rs, err);
+	if (r < 0)
+		return r;
+	struct record_set *base = profile_view(rs, profiles[0]);
+	for (int p = 1; p < n && r == 0 && base; p++) {
+		struct record_set *other = profile_view(rs, profiles[p]);
+		if (!other)
+			break;
+		char sub[PATH_MAX];
+		snprintf(sub, sizeof sub, "%s/compare/%s_vs_%s", dir, profiles[0], profiles[p]);
+		struct compare_opts co = { .out_dir = sub };
+		json_t *res = NULL;
+		r = compare_sets(base, other, &co, &res, err);
+		if (r == 0)
+			r = compare_write(res, sub, err);
+		if (r == 0 && out) {
+			fprintf(out, "\n%s vs %s (ratio of per-call means, 95%% bootstrap interval):\n", profiles[p], profiles[0]);
+			size_t i;
+			json_t *e;
+			json_array_foreach(json_object_get(res, "timing"), i, e) {
+				fprintf(out, "  %-28s %-7s %6.3f  (%.3f-%.3f)  %s\n",
+				        json_string_value(json_object_get(e, "instance")) ?: "?",
+				        json_string_value(json_object_get(e, "op")) ?: "?",
+				        json_number_value(json_object_get(e, "ratio")), json_number_value(json_object_get(e, "lo")),
+				        json_number_value(json_object_get(e, "hi")),
+				        json_string_value(json_object_get(e, "verdict")) ?: "?");
+			}
+			fprintf(out, "  details: %s/compare.md\n", sub);
+		}
+		json_decref(res);
+		free(other->inst);
+		free(other);
+	}
+	if (base) {
+		free(base->inst);
+		free(base);
+	}
+	record_set_free(rs);
+	return r;
 }

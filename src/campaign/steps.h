@@ -6,6 +6,7 @@
 #define PQ_STEPS_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "core/pq_error.h"
 #include "campaign/scheme_desc.h"
@@ -19,6 +20,13 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 
 /* Write report.md / .html / .csv / .json for the campaign dir. */
 int steps_report(const char *dir, pq_error *err);
+
+/*
+ * Compare every flag profile with the first one (profiles[0]) over the
+ * campaign's records: compare/<first>_vs_<other>/compare.{md,json}, and a
+ * summary on `out` (may be NULL).
+ */
+int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *out, pq_error *err);
 
 /* Remove earlier results (--fresh). */
 void steps_forget(const char *dir);
