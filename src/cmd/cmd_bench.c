@@ -24,7 +24,7 @@ int cmd_bench(int argc, char **argv)
 	const char *opname = "all", *events = "cycles", *backend = NULL, *records = "records";
 	long trials = 5, iters = 0, cpu = -1, mlen = 64;
 	double target = 1.0, timeout = 900;
-	int json = 0, help = 0;
+	int json = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "op", &opname, "OP", "operation, or all (default)" },
 		{ OPT_INT, 0, "trials", &trials, "N", "trials, each in a fresh child (default 5)" },
@@ -41,13 +41,9 @@ int cmd_bench(int argc, char **argv)
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("bench", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0)
-		return cmd_fail("bench", &err);
+		return status;
 	if (np != 1 || trials < 1 || trials > 1000 || target <= 0 || mlen < 0) {
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
@@ -80,7 +76,8 @@ int cmd_bench(int argc, char **argv)
 		envj = env_to_json(&env);
 	}
 	char *command = cmd_join_argv("pqprof", argc, argv);
-	int status = 0, header = 0;
+	int header = 0;
+	status = 0;
 	if (records && *records && make_dirs(records, &err) < 0) {
 		json_decref(desc);
 		json_decref(envj);

@@ -1,6 +1,7 @@
 /* pqprof build: submission tree -> instance library. */
 #include "config.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "core/options.h"
 #include "instance/builder.h"
 
@@ -17,7 +18,7 @@ int cmd_build(int argc, char **argv)
 	const char *cflags = NULL, *ldflags = NULL;
 	struct opt_list defines = { 0 };
 	long jobs = 0;
-	int quiet = 0, help = 0;
+	int quiet = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 'o', "output", &out, "OUT.so", "instance library to write" },
 		{ OPT_STRING, 0, "api", &api, "API", "ngcc, nist or auto (default: auto; NGCC wins when both)" },
@@ -32,14 +33,10 @@ int cmd_build(int argc, char **argv)
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("build", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0) {
 		opt_list_free(&defines);
-		return cmd_fail("build", &err);
+		return status;
 	}
 	if (np != 1 || !out) {
 		options_usage(stderr, usage, specs);

@@ -2,6 +2,8 @@
 #include "config.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
+#include "core/options.h"
+#include "cmd/commands.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,4 +71,22 @@ int cmd_write_json(const char *path, json_t *obj, pq_error *err)
 	int r = atomic_write(path, text, n + 1, err);
 	free(text);
 	return r;
+}
+
+int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
+              const char **pos, int max_pos, int *status)
+{
+	pq_error err = { 0 };
+	int help = 0;
+	int np = options_parse(argc, argv, specs, pos, max_pos, &help, &err);
+	if (help) {
+		options_usage(stdout, usage, specs);
+		*status = 0;
+		return -1;
+	}
+	if (np < 0) {
+		*status = cmd_fail(cmd, &err);
+		return -1;
+	}
+	return np;
 }

@@ -19,6 +19,16 @@ void cmd_record_path(char *buf, size_t len, const char *dir, const char *instanc
 /* Make a name safe as a file name component. */
 void cmd_safe_name(char *buf, size_t len, const char *name);
 
+/*
+ * Parse a command's options the same way for every command: on -h print
+ * the usage and set *status to 0; on a bad option print "pqprof CMD: why"
+ * and set *status to the exit code.  Returns the number of positional
+ * arguments, or -1 when the command should return *status at once.
+ */
+struct option_spec;
+int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
+              const char **pos, int max_pos, int *status);
+
 /* Write JSON (indented, sorted keys) atomically. */
 int cmd_write_json(const char *path, json_t *obj, pq_error *err);
 

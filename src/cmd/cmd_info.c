@@ -1,6 +1,7 @@
 /* pqprof info: load an instance in a runner child and print its descriptor. */
 #include "config.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "core/options.h"
 #include "runner/child.h"
 
@@ -10,20 +11,16 @@
 
 int cmd_info(int argc, char **argv)
 {
-	int json = 0, help = 0;
+	int json = 0;
 	const struct option_spec specs[] = {
 		{ OPT_FLAG, 0, "json", &json, NULL, "print the descriptor as JSON" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, "pqprof info LIB [--json]", specs);
-		return 0;
-	}
+	int status, np = cmd_parse("info", argc, argv, "pqprof info LIB [--json]", specs, pos, 1, &status);
 	if (np < 0)
-		return cmd_fail("info", &err);
+		return status;
 	if (np != 1) {
 		options_usage(stderr, "pqprof info LIB [--json]", specs);
 		return PQ_EUSAGE;

@@ -20,7 +20,7 @@ int cmd_kat(int argc, char **argv)
 	const char *vectors = NULL, *manifest = NULL, *emit = NULL, *dir = "records";
 	long records = 0;
 	double timeout = 900;
-	int help = 0, no_search = 0;
+	int no_search = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "vectors", &vectors, "FILE", "expected KAT file (KAT_SIG_*.txt, PQCsignKAT_*.rsp, ...)" },
 		{ OPT_STRING, 0, "manifest", &manifest, "FILE", "kat.sha256 manifest instead of vectors" },
@@ -33,13 +33,9 @@ int cmd_kat(int argc, char **argv)
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("kat", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0)
-		return cmd_fail("kat", &err);
+		return status;
 	if (np != 1 || records < 0 || (vectors && manifest)) {
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;

@@ -1,6 +1,7 @@
 /* pqprof manifest: write kat.sha256 lines for vector files, or check files against one. */
 #include "config.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
 #include "kat/manifest.h"
@@ -52,7 +53,6 @@ int cmd_manifest(int argc, char **argv)
 {
 	const char *label = NULL, *mode_s = "strict", *check = NULL;
 	long records = 0;
-	int help = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "label", &label, "LABEL", "label before the file name (default: the file's directory name)" },
 		{ OPT_STRING, 0, "mode", &mode_s, "MODE", "strict, or nolen to ignore *_Len lines" },
@@ -62,13 +62,9 @@ int cmd_manifest(int argc, char **argv)
 	};
 	const char *pos[256];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 256, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("manifest", argc, argv, usage, specs, pos, 256, &status);
 	if (np < 0)
-		return cmd_fail("manifest", &err);
+		return status;
 	enum manifest_mode mode;
 	if (strcmp(mode_s, "strict") == 0)
 		mode = MANIFEST_STRICT;

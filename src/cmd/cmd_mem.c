@@ -30,7 +30,7 @@ int cmd_mem(int argc, char **argv)
 	const char *opname = "all", *dir = "records";
 	long stack = 0, cpu = -1;
 	double timeout = 300;
-	int json = 0, help = 0;
+	int json = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "op", &opname, "OP", "operation, or all (default)" },
 		{ OPT_INT, 0, "stack-size", &stack, "BYTES", "stack the call runs on (default 64 MiB)" },
@@ -42,13 +42,9 @@ int cmd_mem(int argc, char **argv)
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("mem", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0)
-		return cmd_fail("mem", &err);
+		return status;
 	if (np != 1) {
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
@@ -82,7 +78,7 @@ int cmd_mem(int argc, char **argv)
 	if (!json)
 		printf("%-28s %-8s %16s %14s %14s %12s %14s %8s\n", "instance", "op", "static ELF image", "baseline RSS",
 		       "peak RSS", "stack", "heap peak", "allocs");
-	int status = 0;
+	status = 0;
 	struct mem_run_opts mo = { .lib = pos[0], .stack_size = stack, .timeout_s = timeout, .cpu = (int)cpu };
 	for (int i = 0; i < nops; i++) {
 		json_t *rec = NULL;

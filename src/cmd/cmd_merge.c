@@ -1,6 +1,7 @@
 /* pqprof merge: combine campaign directories (shards, machines) into one. */
 #include "config.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "campaign/merge.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
@@ -9,20 +10,16 @@
 
 int cmd_merge(int argc, char **argv)
 {
-	int force = 0, help = 0;
+	int force = 0;
 	const struct option_spec specs[] = {
 		{ OPT_FLAG, 0, "force", &force, NULL, "merge even when environments differ" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[256];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 256, &help, &err);
-	if (help) {
-		options_usage(stdout, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force]", specs);
-		return 0;
-	}
+	int status, np = cmd_parse("merge", argc, argv, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force]", specs, pos, 256, &status);
 	if (np < 0)
-		return cmd_fail("merge", &err);
+		return status;
 	if (np < 2) {
 		options_usage(stderr, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force]", specs);
 		return PQ_EUSAGE;

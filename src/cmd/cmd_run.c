@@ -21,7 +21,7 @@ int cmd_run(int argc, char **argv)
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
 	double timeout = 900, kat_timeout = 900, target = 0;
-	int quick = 0, fresh = 0, no_report = 0, help = 0;
+	int quick = 0, fresh = 0, no_report = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "profiles", &profiles, "LIST", "flag profiles, e.g. reference,performance,resource" },
 		{ OPT_STRING, 'o', "out", &out, "DIR", "campaign directory (default reports/<system>/<scheme>)" },
@@ -41,13 +41,9 @@ int cmd_run(int argc, char **argv)
 	};
 	const char *pos[64];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 64, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("run", argc, argv, usage, specs, pos, 64, &status);
 	if (np < 0)
-		return cmd_fail("run", &err);
+		return status;
 	int k = 0, n = 0;
 	if (shard && (sscanf(shard, "%d/%d", &k, &n) != 2 || n < 1 || k < 1 || k > n)) {
 		pq_fail(&err, PQ_EUSAGE, "--shard must be K/N with 1 <= K <= N, not '%s'", shard);
@@ -67,7 +63,7 @@ int cmd_run(int argc, char **argv)
 		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
 		.events = events, .command = command, .progress = stderr, .progress_tty = isatty(2), .summary = stdout,
 	};
-	int status = 0;
+	status = 0;
 	for (int i = 0; i < np; i++) {
 		pq_error terr = { 0 };
 		if (campaign_run(pos[i], &o, &terr) < 0) {

@@ -19,7 +19,7 @@ int cmd_sizes(int argc, char **argv)
 {
 	const char *dir = "records";
 	long runs = 20, top = 10;
-	int json = 0, help = 0;
+	int json = 0;
 	const struct option_spec specs[] = {
 		{ OPT_INT, 0, "runs", &runs, "N", "keygen+sign runs under different seeds (default 20)" },
 		{ OPT_INT, 0, "top", &top, "N", "largest symbols to list (default 10)" },
@@ -29,13 +29,9 @@ int cmd_sizes(int argc, char **argv)
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("sizes", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0)
-		return cmd_fail("sizes", &err);
+		return status;
 	if (np != 1 || runs < 1 || top < 0) {
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
