@@ -754,6 +754,10 @@ static void describe_value(const struct kat_field *fd, char *buf, size_t n)
 static int field_equal(const struct kat_field *e, const struct kat_field *g, long rec,
                        struct kat_diff *d)
 {
+	/* Template-mode files (OUTPUT_BLANK_TEST_VECTORS) leave lengths blank:
+	 * a blank expected length accepts whatever the instance produced. */
+	if (e->kind == KAT_VALUE_BLANK && g->kind == KAT_VALUE_INT)
+		return 1;
 	if (e->kind != g->kind) {
 		char a[40], b[40];
 		describe_value(e, a, sizeof a);
