@@ -5,18 +5,18 @@
 #    once (tests/fuzz/corpus/<h>/, tests/fuzz/regressions/<h>/);
 #  - "make fuzz": libFuzzer binaries built with clang and ASan+UBSan, each
 #    run for FUZZ_SECONDS (default 60) on a writable copy of its corpus.
-#      make fuzz FUZZ_SECONDS=600 FUZZ_HARNESSES="kat_file manifest"
+#      make fuzz FUZZ_SECONDS=600 FUZZ_HARNESSES="kat_file manifest" FUZZ_KEEP=1
 #    A crash leaves its input in tests/fuzz/artifacts/; once the reader is
 #    fixed, copy it into tests/fuzz/regressions/<h>/ so check replays it.
 # The trace harness (fuzz_trace.c) has its replay test in tests/trace.mk;
 # it is listed here only so that "make fuzz" runs it with the others.
 
-FUZZ_REPLAY_HARNESSES = kat_file manifest records
+FUZZ_REPLAY_HARNESSES = kat_file manifest records record_set
 
 check_PROGRAMS += tests/fuzz/fuzz_kat_file_replay tests/fuzz/fuzz_manifest_replay \
-	tests/fuzz/fuzz_records_replay
+	tests/fuzz/fuzz_records_replay tests/fuzz/fuzz_record_set_replay
 TESTS += tests/fuzz/fuzz_kat_file_replay tests/fuzz/fuzz_manifest_replay \
-	tests/fuzz/fuzz_records_replay
+	tests/fuzz/fuzz_records_replay tests/fuzz/fuzz_record_set_replay
 
 tests_fuzz_fuzz_kat_file_replay_SOURCES = tests/fuzz/fuzz_kat_file.c tests/fuzz/fuzz_replay.h
 tests_fuzz_fuzz_kat_file_replay_CPPFLAGS = $(AM_CPPFLAGS) -DPQ_FUZZ_STANDALONE
@@ -33,7 +33,12 @@ tests_fuzz_fuzz_records_replay_CPPFLAGS = $(AM_CPPFLAGS) -DPQ_FUZZ_STANDALONE
 tests_fuzz_fuzz_records_replay_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
 tests_fuzz_fuzz_records_replay_LDADD = libpqprof.a $(DEP_LIBS)
 
-EXTRA_DIST += tests/fuzz/corpus/kat_file tests/fuzz/corpus/manifest \
+tests_fuzz_fuzz_record_set_replay_SOURCES = tests/fuzz/fuzz_record_set.c tests/fuzz/fuzz_replay.h
+tests_fuzz_fuzz_record_set_replay_CPPFLAGS = $(AM_CPPFLAGS) -DPQ_FUZZ_STANDALONE
+tests_fuzz_fuzz_record_set_replay_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
+tests_fuzz_fuzz_record_set_replay_LDADD = libpqprof.a $(DEP_LIBS)
+
+EXTRA_DIST += tests/fuzz/corpus/record_set tests/fuzz/corpus/kat_file tests/fuzz/corpus/manifest \
 	tests/fuzz/corpus/records tests/fuzz/regressions
 
 FUZZ_SECONDS = 60
@@ -67,8 +72,9 @@ tests/fuzz/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/libpqprof-fuzz.a
 fuzz-build: $(BUILT_SOURCES) $(FUZZ_BINS)
 
 # Each harness in turn, on a scratch copy of its corpus plus its
-# regressions; new interesting inputs stay in the scratch copy (printed),
-# crashes go to tests/fuzz/artifacts/.
+# regressions; crashes go to tests/fuzz/artifacts/.  The scratch copy, with
+# the new inputs libFuzzer found, is removed unless FUZZ_KEEP=1.
+FUZZ_KEEP =
 fuzz: fuzz-build
 	@mkdir -p tests/fuzz/artifacts; failed=; \
 	for h in $(FUZZ_HARNESSES); do \
@@ -86,6 +92,7 @@ fuzz: fuzz-build
 	    echo "fuzz: $$h: FAILED, see tests/fuzz/artifacts/$$h.log"; \
 	    tail -n 30 tests/fuzz/artifacts/$$h.log; failed="$$failed $$h"; \
 	  fi; \
+	  if test -z "$(FUZZ_KEEP)"; then rm -rf "$$work"; fi; \
 	done; \
 	if test -n "$$failed"; then \
 	  echo "fuzz: crashes in:$$failed (inputs in tests/fuzz/artifacts/)"; exit 1; fi

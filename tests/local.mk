@@ -26,6 +26,8 @@ include tests/profile_sampling.mk
 include tests/trace.mk
 include tests/report.mk
 include tests/profile_e2e.mk
+include tests/fuzz.mk
+include tests/hostile.mk
 
 # In-tree scheme known answers: first records in make check, all in check-kat-full.
 TESTS += tests/e2e/sphincs_kat.sh

@@ -302,6 +302,9 @@ static int gbuf_check(const struct gbuf *g, size_t *at)
 	return 0;
 }
 
+/* What SIGSEGV/SIGBUS did before fault_install: faults that are not ours go there. */
+static struct sigaction chained_segv, chained_bus;
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
@@ -336,13 +339,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 			kat_outcome_write_fd(fault_ctx.outcome_fd, o);
 		_exit(fault_ctx.exit_code);
 	}
-	/* Not ours: die of the signal as if no handler had been installed. */
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	sigaction(sig, &dfl, NULL);
-	raise(sig);
+	/*
+	 * Not ours: hand it to whoever handled it before (the runner's fault
+	 * handler, which tells the parent the op and diagnoses stack overflow
+	 * and out of memory; or SIG_DFL).  A real fault is re-raised by the
+	 * faulting instruction itself on return, with its address intact.
+	 */
+	sigaction(sig, sig == SIGBUS ? &chained_bus : &chained_segv, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
 }
 
 struct fault_guard {
@@ -376,6 +381,8 @@ static int fault_install(struct fault_guard *fg)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, &fg->old_segv);
 	sigaction(SIGBUS, &sa, &fg->old_bus);
+	chained_segv = fg->old_segv;
+	chained_bus = fg->old_bus;
 	fg->installed = 1;
 	return 0;
 }

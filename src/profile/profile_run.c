@@ -540,7 +540,8 @@ static json_t *count_globs(const struct profile_opts *o)
 static json_t *count_op(const struct profile_opts *o, enum pq_op op, json_t *globs, pq_error *err)
 {
 	size_t n = json_array_size(globs);
-	const char **args = calloc(2 * n + 8, sizeof *args);
+	/* 8 fixed arguments, 2 per glob, and the NULL that ends the list. */
+	const char **args = calloc(2 * n + 9, sizeof *args);
 	if (!args) {
 		pq_fail(err, PQ_ENOMEM, "out of memory");
 		return NULL;

@@ -474,14 +474,17 @@ static int plain_attach(struct record_set *rs, const char *file, json_t *rec, pq
 		const char *op = jp_str(rec, "op", NULL);
 		struct rs_op *o = op_slot(in, op ? op : "");
 		if (!o) {
+			/* op and schema point into rec: format the message before letting it go. */
+			int r = pq_fail(err, PQ_EINPUT, "%s/%s: unknown operation '%s'", rs->dir, file, op ? op : "(missing)");
 			json_decref(rec);
-			return pq_fail(err, PQ_EINPUT, "%s/%s: unknown operation '%s'", rs->dir, file, op ? op : "(missing)");
+			return r;
 		}
 		json_t **slot = kind == 0 ? &o->bench : kind == 1 ? &o->memory : &o->profile;
 		char *fslot = kind == 0 ? o->bench_file : kind == 1 ? o->memory_file : o->profile_file;
 		if (*slot) {
+			int r = dup_error(rs->dir, schema, fslot, file, err);
 			json_decref(rec);
-			return dup_error(rs->dir, schema, fslot, file, err);
+			return r;
 		}
 		*slot = rec;
 		snprintf(fslot, RS_PATH, "%s", file);
@@ -498,8 +501,9 @@ static int plain_attach(struct record_set *rs, const char *file, json_t *rec, pq
 	json_t **slot = kind == 3 ? &in->kat : kind == 4 ? &in->sizes : &in->build;
 	char *fslot = kind == 3 ? in->kat_file : kind == 4 ? in->sizes_file : in->build_file;
 	if (*slot) {
+		int r = dup_error(rs->dir, schema, fslot, file, err);
 		json_decref(rec);
-		return dup_error(rs->dir, schema, fslot, file, err);
+		return r;
 	}
 	*slot = rec;
 	snprintf(fslot, RS_PATH, "%s", file);

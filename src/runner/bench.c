@@ -36,6 +36,7 @@ int instance_describe(const char *lib, json_t **desc, pq_error *err)
 const char *bench_failure_kind(const struct child_result *res)
 {
 	switch (res->end) {
+	case CHILD_OK: return res->orphans ? "PROCESSES_LEFT" : "OK";
 	case CHILD_TIMEOUT: return "TIMEOUT";
 	case CHILD_SIGNALED: return "CRASH";
 	case CHILD_EXIT_IN_OP: return "EXIT";
@@ -81,7 +82,7 @@ static int run_child(const struct bench_config *cfg, long iters, long warmup, in
 	struct child_spec cs = {
 		.job = "bench", .lib = cfg->lib, .args = args,
 		.timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 900, .cpu = cfg->cpu,
-		.as_limit = cfg->as_limit,
+		.as_limit = cfg->as_limit ? cfg->as_limit : child_default_as_limit(),
 	};
 	t->iters = iters;
 	int r = child_run(&cs, &t->res, err);
@@ -163,7 +164,8 @@ int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err)
 	int r = run_child(cfg, 1, 1, 1, &cal, err);
 	if (r < 0)
 		return r;
-	if (cal.res.end != CHILD_OK) {
+	/* Processes a scheme leaves behind compete with the trials: a failure too. */
+	if (cal.res.end != CHILD_OK || cal.res.orphans) {
 		r = fail_record(rec, &cal, "calibration", pq_op_name(cfg->op), err);
 		child_result_free(&cal.res);
 		return r;
@@ -200,7 +202,7 @@ int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err)
 		r = run_child(cfg, iters, 1, 0, &td, err);
 		if (r < 0)
 			break;
-		if (td.res.end != CHILD_OK) {
+		if (td.res.end != CHILD_OK || td.res.orphans) {
 			r = fail_record(rec, &td, "trial", pq_op_name(cfg->op), err);
 			child_result_free(&td.res);
 			break;

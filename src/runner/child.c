@@ -19,6 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define RUNNER_HAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RUNNER_HAS_ASAN 1
+#endif
+#endif
+
 #define MAX_LIVE 16
 #define EVENT_LINE_MAX (64u << 20)
 
@@ -83,6 +91,18 @@ const char *child_runner_path(void)
 	return path;
 }
 
+unsigned long long child_default_as_limit(void)
+{
+	const char *env = getenv("PQPROF_AS_LIMIT_MB");
+	if (env && *env) {
+		char *end;
+		unsigned long long mb = strtoull(env, &end, 10);
+		if (*end == '\0' && mb > 0 && mb < (1ull << 40))
+			return mb << 20;
+	}
+	return CHILD_DEFAULT_AS_LIMIT;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -110,10 +130,25 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 		close(fd);
 	struct rlimit core = { 0, 0 };
 	setrlimit(RLIMIT_CORE, &core);
+#ifdef RUNNER_HAS_ASAN
+	/*
+	 * Same build, so the runner has ASan too: cap memory through ASan (see
+	 * CHILD_DEFAULT_AS_LIMIT), and do not let LeakSanitizer turn a scheme's
+	 * leaks into the runner's exit status (pqprof mem reports them).
+	 */
+	char opts[512];
+	const char *old = getenv("ASAN_OPTIONS");
+	int used = snprintf(opts, sizeof opts, "%s%sdetect_leaks=0", old && *old ? old : "", old && *old ? ":" : "");
+	if (spec->as_limit && used > 0 && (size_t)used < sizeof opts)
+		snprintf(opts + used, sizeof opts - (size_t)used, ":soft_rss_limit_mb=%llu:allocator_may_return_null=1",
+		         spec->as_limit >> 20);
+	setenv("ASAN_OPTIONS", opts, 1);
+#else
 	if (spec->as_limit) {
 		struct rlimit as = { spec->as_limit, spec->as_limit };
 		setrlimit(RLIMIT_AS, &as);
 	}
+#endif
 	if (spec->cpu >= 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);

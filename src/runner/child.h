@@ -25,6 +25,20 @@ struct child_hooks {
 	int wake_fd;
 };
 
+/*
+ * Address-space limit (RLIMIT_AS) for runner children when the caller sets
+ * none: a scheme that allocates without bound gets NULL from malloc (and
+ * the runner reports "out of memory") instead of taking the machine's
+ * memory.  In builds with AddressSanitizer the runner cannot live under
+ * RLIMIT_AS (ASan reserves terabytes of shadow address space), so there
+ * child_run leaves RLIMIT_AS alone and asks ASan's allocator for the same
+ * cap instead (ASAN_OPTIONS soft_rss_limit_mb, allocator_may_return_null).
+ */
+#define CHILD_DEFAULT_AS_LIMIT (4ull << 30)
+
+/* CHILD_DEFAULT_AS_LIMIT, or $PQPROF_AS_LIMIT_MB MiB when that is set (> 0). */
+unsigned long long child_default_as_limit(void);
+
 struct child_spec {
 	const char *job;          /* runner job name */
 	const char *lib;          /* instance library */

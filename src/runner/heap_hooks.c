@@ -73,12 +73,14 @@ static inline int is_counting(void)
 
 static void *note_alloc(void *p, size_t size)
 {
-	if (!is_counting())
-		return p;
+	/* Failures count always: the runner's fault handler reports a crash
+	 * after failed allocations as "out of memory" in every job. */
 	if (!p) {
 		note_failure(size);
 		return p;
 	}
+	if (!is_counting())
+		return p;
 	atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&n_bytes, size, memory_order_relaxed);
 	add_live((int64_t)malloc_usable_size(p));
@@ -109,8 +111,12 @@ void free(void *p)
 
 void *realloc(void *p, size_t size)
 {
-	if (!is_counting())
-		return __libc_realloc(p, size);
+	if (!is_counting()) {
+		void *r = __libc_realloc(p, size);
+		if (!r && size)
+			note_failure(size);
+		return r;
+	}
 	if (!p)
 		return note_alloc(__libc_realloc(NULL, size), size);
 	int64_t old = (int64_t)malloc_usable_size(p);

@@ -34,7 +34,11 @@ struct heap_stats {
 void heap_hooks_start(void);
 /* Stop counting and copy the counters out. */
 void heap_hooks_stop(struct heap_stats *out);
-/* Failed allocations since the last start; async-signal-safe. */
+/*
+ * Failed allocations since the last start (or since the process began);
+ * failures are counted outside start/stop too, so that a crash after a
+ * failed malloc reads as "out of memory" in every job.  Async-signal-safe.
+ */
 uint64_t heap_hooks_failed(void);
 
 #endif

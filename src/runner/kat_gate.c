@@ -136,7 +136,8 @@ static const char *event_string(const struct child_result *cr, const char *ev_na
 	return NULL;
 }
 
-static void verdict_from_child(const struct child_result *cr, const char *outcome_path, struct kat_outcome *o)
+static void verdict_from_child(const struct child_result *cr, const char *outcome_path, double limit_s,
+                               struct kat_outcome *o)
 {
 	char where[96];
 	where_it_was(cr, where, sizeof where);
@@ -147,11 +148,16 @@ static void verdict_from_child(const struct child_result *cr, const char *outcom
 	}
 	switch (cr->end) {
 	case CHILD_TIMEOUT:
-		set_verdict(o, KAT_TIMEOUT, "no verdict within the %.0f s limit%s%s", cr->wall_s, where,
+		set_verdict(o, KAT_TIMEOUT, "no verdict within the %.0f s limit%s%s", limit_s, where,
 		            cr->killed_hard ? " (SIGTERM ignored; killed)" : "");
 		return;
 	case CHILD_SIGNALED:
-		set_verdict(o, KAT_CRASH, "killed by SIG%s%s", sigabbrev_np(cr->signo) ?: "?", where);
+		/* The runner's own diagnosis ("stack overflow ...", "out of memory ...") first. */
+		if (cr->fault[0])
+			set_verdict(o, KAT_CRASH, "%s; killed by SIG%s%s", cr->fault, sigabbrev_np(cr->signo) ?: "?",
+			            where);
+		else
+			set_verdict(o, KAT_CRASH, "killed by SIG%s%s", sigabbrev_np(cr->signo) ?: "?", where);
 		return;
 	case CHILD_EXIT_IN_OP:
 	case CHILD_EXITED_EARLY:
@@ -303,7 +309,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		const char *args[] = { "--records", recs, "--emit", produced, "--outcome", outcome, NULL };
 		struct child_spec cs = {
 			.job = "kat", .lib = o->lib, .args = args, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 900,
-			.cpu = -1, .as_limit = o->as_limit,
+			.cpu = -1, .as_limit = o->as_limit ? o->as_limit : child_default_as_limit(),
 		};
 		if (child_run(&cs, &cr, err) < 0) {
 			json_decref(desc);
@@ -324,8 +330,10 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 				free(text);
 			}
 		} else {
-			verdict_from_child(&cr, outcome, &res->outcome);
+			verdict_from_child(&cr, outcome, cs.timeout_s, &res->outcome);
 		}
+		if (cr.orphans)
+			kat_outcome_note(&res->outcome, "the scheme left processes behind after the run (killed)");
 	}
 	write_log(o, res, desc, have_child ? &cr : NULL);
 	res->record = json_pack("{s:s, s:O, s:o, s:s, s:s, s:s}", "schema", "pqprof.kat/1", "instance", desc,
