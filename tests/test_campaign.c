@@ -76,6 +76,8 @@ START_TEST(bad_descriptors)
 	expect_error("{\"name\":\"a\",\"instances\":[{\"name\":\"i\",\"tree\":\"nist-toy\",\"defines\":[1]}]}",
 	             "defines[0] must be a non-empty string");
 	expect_error("{\"name\":\"a\",\"name\":\"b\",\"instances\":[]}", "x/scheme.json:");
+	expect_error("{\"name\":\"a\",\"grups\":{},\"instances\":[{\"name\":\"i\",\"tree\":\"nist-toy\"}]}",
+	             "unknown key 'grups'");
 }
 END_TEST
 

@@ -142,6 +142,19 @@ int scheme_desc_parse(const char *text, size_t len, const char *path, const char
 		r = pq_fail(err, PQ_EINPUT, "%s: the descriptor must be a JSON object", path);
 		goto out;
 	}
+	/* A misspelt key ("grups") would silently drop what it holds. */
+	static const char *const top_keys[] = { "name", "title", "category", "instances", "profiles", "groups", NULL };
+	const char *tk;
+	json_t *tv;
+	json_object_foreach(root, tk, tv) {
+		int known = 0;
+		for (int k = 0; top_keys[k]; k++)
+			known |= strcmp(top_keys[k], tk) == 0;
+		if (!known) {
+			r = pq_fail(err, PQ_EINPUT, "%s: unknown key '%s'", path, tk);
+			goto out;
+		}
+	}
 	if ((r = copy_str(err, path, "name", json_object_get(root, "name"), d->name, sizeof d->name, 1)) < 0 ||
 	    (r = copy_str(err, path, "title", json_object_get(root, "title"), d->title, sizeof d->title, 0)) < 0 ||
 	    (r = copy_str(err, path, "category", json_object_get(root, "category"), d->category,
