@@ -431,26 +431,6 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 	}
 }
 
-static void do_bench(struct campaign *c, const struct unit *u, json_t *desc, enum pq_op op, json_t *env)
-{
-	char rec[PATH_MAX];
-	path_of(c, rec, sizeof rec, "records", u->label, pq_op_name(op), ".json");
-	struct bench_config bc = {
-		.lib = u->lib, .op = op, .trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
-		.target_s = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0),
-		.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
-		.command = c->o->command, .instance = desc, .environment = env,
-	};
-	json_t *r = NULL;
-	pq_error err = { 0 };
-	bench_run(&bc, &r, &err);
-	if (r) {
-		json_object_set_new(r, "profile", json_string(u->profile));
-		write_json(rec, r, NULL);
-		json_decref(r);
-	}
-}
-
 static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum pq_op op, json_t *env)
 {
 	char rec[PATH_MAX];
@@ -485,12 +465,18 @@ static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, jso
 	}
 }
 
-static void run_unit(struct campaign *c, struct unit *u, json_t *env)
+/* The unit's operations, from its descriptor; *desc is a new reference or NULL. */
+static int unit_ops(struct campaign *c, const struct unit *u, json_t **desc, enum pq_op ops[PQ_OP_COUNT])
 {
-	double t;
-	/* build */
+	*desc = built_ok(c, u) ? unit_descriptor(c, u) : NULL;
+	int kind = *desc && strcmp(json_string_value(json_object_get(*desc, "kind")) ?: "", "kem") == 0 ? 2 : 1;
+	return pq_ops_for_kind(kind, ops);
+}
+
+static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
+{
 	progress(c, "build", u, NULL);
-	t = now_s();
+	double t = now_s();
 	int fresh_build = !is_file(u->lib);
 	if (c->want[STEP_BUILD] || !is_file(u->lib))
 		do_build(c, u);
@@ -499,12 +485,7 @@ static void run_unit(struct campaign *c, struct unit *u, json_t *env)
 	set_unit_step(c, u, "build", ok ? "done" : "failed");
 	save_state(c, "incomplete");
 	json_t *desc = ok ? unit_descriptor(c, u) : NULL;
-	enum pq_op ops[PQ_OP_COUNT];
-	int kind = desc && strcmp(json_string_value(json_object_get(desc, "kind")) ?: "", "kem") == 0 ? 2 : 1;
-	int nops = pq_ops_for_kind(kind, ops);
 	char rec[PATH_MAX];
-
-	/* kat */
 	path_of(c, rec, sizeof rec, "kat", u->label, NULL, ".json");
 	progress(c, "kat", u, NULL);
 	t = now_s();
@@ -513,8 +494,86 @@ static void run_unit(struct campaign *c, struct unit *u, json_t *env)
 		do_kat(c, u, desc, env);
 	step_done(c, t, skip);
 	set_unit_step(c, u, "kat", !ok ? "skipped" : is_file(rec) ? "done" : "pending");
+	json_decref(desc);
+}
 
-	for (int s = STEP_BENCH; s <= STEP_PROFILE; s++) {
+/*
+ * Bench the units of one instance (its flag profiles) together: for each
+ * operation the builds' trials are interleaved, so a comparison between
+ * them is paired in time as well as in seeds.
+ */
+static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
+{
+	json_t *desc[8] = { 0 };
+	enum pq_op ops[PQ_OP_COUNT];
+	int nops = 0;
+	for (int k = 0; k < n && k < 8; k++) {
+		enum pq_op o[PQ_OP_COUNT];
+		int m = unit_ops(c, &g[k], &desc[k], o);
+		if (desc[k] && !nops) {
+			nops = m;
+			memcpy(ops, o, sizeof ops);
+		}
+	}
+	for (int i = 0; i < nops; i++) {
+		struct bench_config cfgs[8];
+		struct unit *who[8];
+		int m = 0;
+		double t = now_s();
+		for (int k = 0; k < n && k < 8; k++) {
+			char rec[PATH_MAX];
+			path_of(c, rec, sizeof rec, "records", g[k].label, pq_op_name(ops[i]), ".json");
+			progress(c, "bench", &g[k], pq_op_name(ops[i]));
+			if (!desc[k] || !c->want[STEP_BENCH] || is_file(rec)) {
+				step_done(c, t, 1);
+				continue;
+			}
+			cfgs[m] = (struct bench_config){
+				.lib = g[k].lib, .op = ops[i], .trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
+				.target_s = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0),
+				.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
+				.command = c->o->command, .instance = desc[k], .environment = env,
+			};
+			who[m++] = &g[k];
+		}
+		if (m) {
+			json_t *recs[8] = { 0 };
+			pq_error errs[8];
+			memset(errs, 0, sizeof errs);
+			bench_run_interleaved(cfgs, m, recs, errs);
+			for (int k = 0; k < m; k++) {
+				char rec[PATH_MAX];
+				path_of(c, rec, sizeof rec, "records", who[k]->label, pq_op_name(ops[i]), ".json");
+				json_object_set_new(recs[k], "profile", json_string(who[k]->profile));
+				write_json(rec, recs[k], NULL);
+				json_decref(recs[k]);
+				step_done(c, t, 0);
+			}
+		}
+	}
+	for (int k = 0; k < n && k < 8; k++) {
+		int all = 1;
+		for (int i = 0; i < nops; i++) {
+			char rec[PATH_MAX];
+			path_of(c, rec, sizeof rec, "records", g[k].label, pq_op_name(ops[i]), ".json");
+			all &= is_file(rec);
+		}
+		set_unit_step(c, &g[k], "bench", !desc[k] ? "skipped" : all ? "done" : "pending");
+		json_decref(desc[k]);
+	}
+	save_state(c, "incomplete");
+}
+
+static void unit_rest(struct campaign *c, struct unit *u, json_t *env)
+{
+	json_t *desc;
+	enum pq_op ops[PQ_OP_COUNT];
+	int nops = unit_ops(c, u, &desc, ops);
+	int ok = desc != NULL;
+	char rec[PATH_MAX];
+	for (int s = STEP_MEM; s <= STEP_PROFILE; s++) {
+		double t;
+		int skip;
 		if (s == STEP_SIZES) {
 			path_of(c, rec, sizeof rec, "sizes", u->label, NULL, ".json");
 			progress(c, "sizes", u, NULL);
@@ -529,15 +588,13 @@ static void run_unit(struct campaign *c, struct unit *u, json_t *env)
 		}
 		int all = 1;
 		for (int i = 0; i < nops; i++) {
-			const char *sub = s == STEP_BENCH ? "records" : s == STEP_MEM ? "memory" : "profile";
+			const char *sub = s == STEP_MEM ? "memory" : "profile";
 			path_of(c, rec, sizeof rec, sub, u->label, pq_op_name(ops[i]), ".json");
 			progress(c, step_names[s], u, pq_op_name(ops[i]));
 			t = now_s();
 			skip = !ok || !c->want[s] || is_file(rec);
 			if (!skip) {
-				if (s == STEP_BENCH)
-					do_bench(c, u, desc, ops[i], env);
-				else if (s == STEP_MEM)
+				if (s == STEP_MEM)
 					do_mem(c, u, desc, ops[i], env);
 				else
 					steps_profile(c->dir, u->label, u->lib, desc, pq_op_name(ops[i]),
@@ -707,7 +764,17 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	c.t0 = now_s();
 	save_state(&c, "incomplete");
 	for (int i = 0; i < c.nunits; i++)
-		run_unit(&c, &c.units[i], env);
+		unit_build_and_kat(&c, &c.units[i], env);
+	/* Units of one instance are adjacent (instance-major order). */
+	for (int i = 0; i < c.nunits;) {
+		int n = 1;
+		while (i + n < c.nunits && n < 8 && strcmp(c.units[i + n].instance, c.units[i].instance) == 0)
+			n++;
+		group_bench(&c, &c.units[i], n, env);
+		i += n;
+	}
+	for (int i = 0; i < c.nunits; i++)
+		unit_rest(&c, &c.units[i], env);
 	char now[64];
 	time_t tt = time(NULL);
 	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));

@@ -145,33 +145,55 @@ static int fail_record(json_t *rec, struct trial_data *t, const char *stage, con
 	return pq_fail(err, code, "%s during %s: %s", op, stage, why);
 }
 
-int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err)
-{
-	json_t *rec = record_base(cfg);
-	*record = rec;
+/* One bench of one (library, op) in progress: calibration, then trials. */
+struct bench_session {
+	const struct bench_config *cfg;
+	json_t *rec;
 	calib_params cp;
-	calib_defaults(&cp);
-	cp.trials = cfg->trials > 0 ? cfg->trials : 5;
-	if (cfg->target_s > 0)
-		cp.target_trial_s = cfg->target_s;
-	if (cfg->min_calls > 0)
-		cp.min_total_calls = cfg->min_calls;
-	if (cfg->max_iters > 0)
-		cp.max_iters_per_trial = cfg->max_iters;
+	long iters;
+	int done_trials;
+	int failed;             /* a failure record was written */
+	double *tmu, *tmn, *all;
+	size_t nall;
+	double sum_units, sum_ns;
+};
 
-	/* Calibration: one call (after one warm-up) in a fresh child. */
+static void session_free(struct bench_session *s)
+{
+	free(s->tmu);
+	free(s->tmn);
+	free(s->all);
+	s->tmu = s->tmn = s->all = NULL;
+}
+
+/* Record base and calibration: one call (after one warm-up) in a fresh child. */
+static int session_begin(struct bench_session *s, const struct bench_config *cfg, pq_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->cfg = cfg;
+	s->rec = record_base(cfg);
+	calib_params *cp = &s->cp;
+	calib_defaults(cp);
+	cp->trials = cfg->trials > 0 ? cfg->trials : 5;
+	if (cfg->target_s > 0)
+		cp->target_trial_s = cfg->target_s;
+	if (cfg->min_calls > 0)
+		cp->min_total_calls = cfg->min_calls;
+	if (cfg->max_iters > 0)
+		cp->max_iters_per_trial = cfg->max_iters;
 	struct trial_data cal = { 0 };
 	int r = run_child(cfg, 1, 1, 1, &cal, err);
 	if (r < 0)
 		return r;
 	/* Processes a scheme leaves behind compete with the trials: a failure too. */
 	if (cal.res.end != CHILD_OK || cal.res.orphans) {
-		r = fail_record(rec, &cal, "calibration", pq_op_name(cfg->op), err);
+		r = fail_record(s->rec, &cal, "calibration", pq_op_name(cfg->op), err);
 		child_result_free(&cal.res);
+		s->failed = 1;
 		return r;
 	}
 	double call_ns = (double)json_integer_value(json_array_get(json_object_get(cal.done, "ns"), 0));
-	long iters = cfg->fixed_iters > 0 ? cfg->fixed_iters : calib_iterations(call_ns * 1e-9, &cp);
+	s->iters = cfg->fixed_iters > 0 ? cfg->fixed_iters : calib_iterations(call_ns * 1e-9, cp);
 	json_t *backend = json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O}",
 	                            "name", json_object_get(cal.done, "backend"),
 	                            "description", json_object_get(cal.done, "backend_desc"),
@@ -183,51 +205,104 @@ int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err)
 	json_t *ov = json_object_get(cal.done, "overhead");
 	if (ov)
 		json_object_set(backend, "read_overhead", ov);
-	json_object_set_new(rec, "backend", backend);
-	json_object_set_new(rec, "calibration", json_pack("{s:f, s:I, s:i, s:f, s:I, s:I}",
-	                    "call_ns", call_ns, "iters_per_trial", (json_int_t)iters, "trials", cp.trials,
-	                    "target_trial_s", cp.target_trial_s, "min_total_calls", (json_int_t)cp.min_total_calls,
-	                    "max_iters_per_trial", (json_int_t)cp.max_iters_per_trial));
-	json_object_set(rec, "produced_sizes", json_object_get(cal.done, "sizes"));
+	json_object_set_new(s->rec, "backend", backend);
+	json_object_set_new(s->rec, "calibration", json_pack("{s:f, s:I, s:i, s:f, s:I, s:I}",
+	                    "call_ns", call_ns, "iters_per_trial", (json_int_t)s->iters, "trials", cp->trials,
+	                    "target_trial_s", cp->target_trial_s, "min_total_calls", (json_int_t)cp->min_total_calls,
+	                    "max_iters_per_trial", (json_int_t)cp->max_iters_per_trial));
+	json_object_set(s->rec, "produced_sizes", json_object_get(cal.done, "sizes"));
 	child_result_free(&cal.res);
+	json_object_set_new(s->rec, "trials", json_array());
+	s->tmu = calloc((size_t)cp->trials, sizeof *s->tmu);
+	s->tmn = calloc((size_t)cp->trials, sizeof *s->tmn);
+	s->all = malloc(((size_t)cp->trials * (size_t)s->iters + 1) * sizeof *s->all);
+	if (!s->tmu || !s->tmn || !s->all)
+		return pq_fail(err, PQ_ENOMEM, "out of memory for %ld iterations", s->iters);
+	return 0;
+}
 
-	json_t *trials = json_array();
-	json_object_set_new(rec, "trials", trials);
-	double *tmu = calloc((size_t)cp.trials, sizeof *tmu), *tmn = calloc((size_t)cp.trials, sizeof *tmn);
-	double *all = malloc(((size_t)cp.trials * (size_t)iters + 1) * sizeof *all);
-	size_t nall = 0;
-	double sum_units = 0, sum_ns = 0;
-	for (int t = 0; t < cp.trials && r == 0; t++) {
-		struct trial_data td = { 0 };
-		r = run_child(cfg, iters, 1, 0, &td, err);
-		if (r < 0)
-			break;
-		if (td.res.end != CHILD_OK || td.res.orphans) {
-			r = fail_record(rec, &td, "trial", pq_op_name(cfg->op), err);
-			child_result_free(&td.res);
-			break;
-		}
-		json_array_append_new(trials, trial_json(td.done, &tmu[t], &tmn[t], all, &nall));
-		sum_units += tmu[t] * (double)iters;
-		sum_ns += tmn[t] * (double)iters;
+/* One more trial, in its own fresh child. */
+static int session_trial(struct bench_session *s, pq_error *err)
+{
+	struct trial_data td = { 0 };
+	int r = run_child(s->cfg, s->iters, 1, 0, &td, err);
+	if (r < 0)
+		return r;
+	if (td.res.end != CHILD_OK || td.res.orphans) {
+		r = fail_record(s->rec, &td, "trial", pq_op_name(s->cfg->op), err);
 		child_result_free(&td.res);
+		s->failed = 1;
+		return r;
 	}
-	if (r == 0) {
-		stats_summary calls = { 0 }, tr = { 0 };
-		stats_summarize(all, nall, &calls, NULL);
-		stats_summarize(tmu, (size_t)cp.trials, &tr, NULL);
-		double n = (double)cp.trials * (double)iters;
-		double mean_ns = sum_ns / n;
-		json_object_set_new(rec, "summary", json_pack(
-			"{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:i, s:I}",
-			"mean_units", sum_units / n, "mean_ns", mean_ns, "ops_per_s", mean_ns > 0 ? 1e9 / mean_ns : 0.0,
-			"median_trial_units", tr.median, "median_trial_ns", stats_median(tmn, (size_t)cp.trials),
-			"min_units", calls.min, "p90_units", calls.p90, "cv_trials", tr.cv,
-			"n", (json_int_t)n, "trials", cp.trials, "iters", (json_int_t)iters));
-		json_object_set_new(rec, "status", json_string("complete"));
-	}
-	free(tmu);
-	free(tmn);
-	free(all);
+	int t = s->done_trials++;
+	json_array_append_new(json_object_get(s->rec, "trials"),
+	                      trial_json(td.done, &s->tmu[t], &s->tmn[t], s->all, &s->nall));
+	s->sum_units += s->tmu[t] * (double)s->iters;
+	s->sum_ns += s->tmn[t] * (double)s->iters;
+	child_result_free(&td.res);
+	return 0;
+}
+
+static void session_summary(struct bench_session *s)
+{
+	stats_summary calls = { 0 }, tr = { 0 };
+	int trials = s->done_trials;
+	stats_summarize(s->all, s->nall, &calls, NULL);
+	stats_summarize(s->tmu, (size_t)trials, &tr, NULL);
+	double n = (double)trials * (double)s->iters;
+	double mean_ns = s->sum_ns / n;
+	json_object_set_new(s->rec, "summary", json_pack(
+		"{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:i, s:I}",
+		"mean_units", s->sum_units / n, "mean_ns", mean_ns, "ops_per_s", mean_ns > 0 ? 1e9 / mean_ns : 0.0,
+		"median_trial_units", tr.median, "median_trial_ns", stats_median(s->tmn, (size_t)trials),
+		"min_units", calls.min, "p90_units", calls.p90, "cv_trials", tr.cv,
+		"n", (json_int_t)n, "trials", trials, "iters", (json_int_t)s->iters));
+	json_object_set_new(s->rec, "status", json_string("complete"));
+}
+
+int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err)
+{
+	struct bench_session s;
+	int r = session_begin(&s, cfg, err);
+	for (int t = 0; r == 0 && t < s.cp.trials; t++)
+		r = session_trial(&s, err);
+	if (r == 0)
+		session_summary(&s);
+	session_free(&s);
+	*record = s.rec;
 	return r;
+}
+
+int bench_run_interleaved(const struct bench_config *cfgs, int n, json_t **records, pq_error *errs)
+{
+	struct bench_session *s = calloc((size_t)n, sizeof *s);
+	int *rc = calloc((size_t)n, sizeof *rc);
+	if (!s || !rc) {
+		free(s);
+		free(rc);
+		return -PQ_ENOMEM;
+	}
+	int trials = 0, worst = 0;
+	for (int i = 0; i < n; i++) {
+		rc[i] = session_begin(&s[i], &cfgs[i], &errs[i]);
+		if (s[i].cp.trials > trials)
+			trials = s[i].cp.trials;
+	}
+	/* A, B, A, B...: slow drifts of the machine hit every build alike. */
+	for (int t = 0; t < trials; t++)
+		for (int i = 0; i < n; i++)
+			if (rc[i] == 0 && t < s[i].cp.trials)
+				rc[i] = session_trial(&s[i], &errs[i]);
+	for (int i = 0; i < n; i++) {
+		if (rc[i] == 0)
+			session_summary(&s[i]);
+		json_object_set_new(s[i].rec, "interleaved_with", json_integer(n - 1));
+		records[i] = s[i].rec;
+		session_free(&s[i]);
+		if (rc[i] < 0 && worst == 0)
+			worst = rc[i];
+	}
+	free(s);
+	free(rc);
+	return worst;
 }

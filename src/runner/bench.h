@@ -41,6 +41,14 @@ struct bench_config {
 int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err);
 
 /*
+ * Several benches run together, their trials interleaved (A, B, A, B...):
+ * for comparing builds of one instance, so that drifts of the machine
+ * over time do not favour whichever build ran first.  records[i] and
+ * errs[i] belong to cfgs[i]; returns the first failure, 0 if none.
+ */
+int bench_run_interleaved(const struct bench_config *cfgs, int n, json_t **records, pq_error *errs);
+
+/*
  * Load the instance in a runner child and return its descriptor as JSON
  * (the "info" job), or an error naming the library and the reason.
  */
