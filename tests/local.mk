@@ -8,7 +8,7 @@ tests_test_instance_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
 tests_test_instance_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
 
 # End-to-end tests: the real binary on real fixture trees.
-TESTS += tests/e2e/build_bench.sh tests/e2e/kat_gate.sh tests/e2e/memory.sh tests/e2e/campaign.sh
+TESTS += tests/e2e/build_bench.sh tests/e2e/kat_gate.sh tests/e2e/memory.sh tests/e2e/campaign.sh tests/e2e/sphincs_campaign.sh
 EXTRA_DIST += tests/e2e tests/fixtures
 
 # Self-benchmarks print figures; they are not pass/fail tests.
