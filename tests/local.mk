@@ -42,3 +42,10 @@ TESTS += tests/test_campaign
 tests_test_campaign_SOURCES = tests/test_campaign.c
 tests_test_campaign_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
 tests_test_campaign_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
+
+# In a VPATH build (make distcheck) the harness writes the scripts' logs
+# beside them in the build tree: the directory must exist first.
+check_DATA += tests/e2e/.dirstamp
+tests/e2e/.dirstamp:
+	$(MKDIR_P) tests/e2e && touch $@
+CLEANFILES += tests/e2e/.dirstamp
