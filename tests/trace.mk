@@ -8,7 +8,7 @@ tests_test_trace_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
 
 check_PROGRAMS += tests/fuzz/fuzz_trace_replay
 TESTS += tests/fuzz/fuzz_trace_replay
-tests_fuzz_fuzz_trace_replay_SOURCES = tests/fuzz/fuzz_trace.c
+tests_fuzz_fuzz_trace_replay_SOURCES = tests/fuzz/fuzz_trace.c tests/fuzz/fuzz_replay.h
 tests_fuzz_fuzz_trace_replay_CPPFLAGS = $(AM_CPPFLAGS) -DPQ_FUZZ_STANDALONE
 tests_fuzz_fuzz_trace_replay_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
 tests_fuzz_fuzz_trace_replay_LDADD = libpqprof.a $(DEP_LIBS)

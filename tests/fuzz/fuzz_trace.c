@@ -14,8 +14,8 @@
  *     -lzstd -ljansson -o fuzz_trace
  *   ./fuzz_trace tests/fuzz/corpus/trace
  *
- * Built with -DPQ_FUZZ_STANDALONE it has its own main() that replays
- * files or directories (default: $top_srcdir/tests/fuzz/corpus/trace),
+ * Built with -DPQ_FUZZ_STANDALONE it gets the shared replay main() of
+ * fuzz_replay.h (default: the trace corpus and its regressions),
  * which is how "make check" runs the seed corpus.  Not a unit test of
  * the format's meaning: it only asks that nothing crashes, leaks or
  * reads out of bounds.
@@ -145,66 +145,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef PQ_FUZZ_STANDALONE
-#include <dirent.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include "core/atomic_file.h"
-
-static int replay_file(const char *path)
-{
-	char *buf;
-	size_t len;
-	pq_error err;
-	if (read_whole_file(path, &buf, &len, 64u << 20, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return 1;
-	}
-	LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-	free(buf);
-	return 0;
-}
-
-static int replay(const char *path, int *count)
-{
-	struct stat sb;
-	if (stat(path, &sb) != 0) {
-		perror(path);
-		return 1;
-	}
-	if (!S_ISDIR(sb.st_mode)) {
-		++*count;
-		return replay_file(path);
-	}
-	DIR *d = opendir(path);
-	if (!d) {
-		perror(path);
-		return 1;
-	}
-	int bad = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		char sub[4096];
-		snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-		bad |= replay(sub, count);
-	}
-	closedir(d);
-	return bad;
-}
-
-int main(int argc, char **argv)
-{
-	char dflt[4096];
-	int bad = 0, count = 0;
-	if (argc < 2) {
-		const char *top = getenv("top_srcdir");
-		snprintf(dflt, sizeof dflt, "%s/tests/fuzz/corpus/trace", top ? top : ".");
-		bad = replay(dflt, &count);
-	}
-	for (int i = 1; i < argc; i++)
-		bad |= replay(argv[i], &count);
-	printf("fuzz_trace: replayed %d inputs\n", count);
-	return bad || count == 0;
-}
+#define FUZZ_HARNESS_NAME "trace"
+#include "fuzz_replay.h"
 #endif
