@@ -15,7 +15,9 @@ for s in "## 1. Basic information" "## 2. Assessment environment" "## 3. Functio
 	grep -q "^$s" "$R" && n=$((n + 1)) || fail "report lacks '$s'"
 done
 [ $n -eq 8 ] && pass "report has sections 1-8 in the reference order"
-expect_grep "$R" '\| `SPHINCS\+-shake-128f-simple` \| sign \| .*keccak|spx_keccakf1600 [0-9.e+]+' "sign's Keccak calls per operation in section 7"
+# Exact counts need uprobes; as an ordinary user the report must say why they are missing.
+expect_grep "$R" '^\| `SPHINCS\+-shake-128f-simple` \| sign \| .*(spx_keccakf1600 [0-9.e+]+|unavailable.*(uprobe|permitted))' \
+	"sign's Keccak calls per operation (or why they are unavailable) in section 7"
 share=$(sed -n 's/^| `SPHINCS+-shake-128f-simple` | sign | [^|]*| [^|]*| \([0-9]*\)% .*/\1/p' "$R" | head -n 1)
 [ -n "$share" ] && [ "$share" -ge 50 ] && pass "Keccak-f share of sign is $share%" || fail "Keccak-f share of sign: '$share'"
 for f in report.html report.csv report.json campaign.json; do
