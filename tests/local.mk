@@ -49,3 +49,11 @@ check_DATA += tests/e2e/.dirstamp
 tests/e2e/.dirstamp:
 	$(MKDIR_P) tests/e2e && touch $@
 CLEANFILES += tests/e2e/.dirstamp
+
+# Directories listed whole in EXTRA_DIST may hold what an in-tree build
+# left there (test logs, stamps, the bench program): keep those out of the
+# tarball, or a VPATH build would find them in the source tree.
+dist-hook:
+	find $(distdir)/tests $(distdir)/schemes $(distdir)/kat \
+	  \( -name '*.log' -o -name '*.trs' -o -name '.dirstamp' -o -name '*.o' \) -exec rm -f {} +
+	rm -f $(distdir)/tests/bench/counter_overhead
