@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "profile/analysis.h"
+#include "core/grow.h"
 
 #include "profile/symbolizer.h"
 #include "runner/op_ctx.h"
@@ -36,18 +37,7 @@ static double now_s(void)
 /* Grow *p (elements of size elem) so that it holds at least need. */
 static int grow(void *pp, size_t *cap, size_t need, size_t elem)
 {
-	void **p = pp;
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap : 16;
-	while (nc < need)
-		nc *= 2;
-	void *np = realloc(*p, nc * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
+	return pq_grow(pp, cap, need, elem, 16);
 }
 
 static uint64_t mix64(uint64_t x)

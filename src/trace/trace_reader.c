@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "trace/trace_reader.h"
+#include "core/grow.h"
 #include "core/atomic_file.h"
 
 #include <errno.h>
@@ -103,17 +104,7 @@ static int corrupt_rec(trace_reader *r, size_t rec_off, const char *why)
 
 static int ensure_cap(void **p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap : 256;
-	while (nc < need)
-		nc *= 2;
-	void *np = realloc(*p, nc * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
+	return pq_grow(p, cap, need, elem, 256);
 }
 
 static void reset_decoding(trace_reader *r)
