@@ -6,8 +6,8 @@
 #include "core/options.h"
 #include "measure/env.h"
 #include "report/bench_table.h"
-#include "runner/bench.h"
-#include "runner/child.h"
+#include "supervise/bench.h"
+#include "supervise/child.h"
 
 #include <math.h>
 #include <stdio.h>

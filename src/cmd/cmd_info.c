@@ -3,7 +3,7 @@
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/options.h"
-#include "runner/child.h"
+#include "supervise/child.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,9 +4,9 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
-#include "runner/bench.h"
-#include "runner/child.h"
-#include "runner/kat_gate.h"
+#include "supervise/bench.h"
+#include "supervise/child.h"
+#include "supervise/kat_gate.h"
 
 #include <stdio.h>
 #include <string.h>

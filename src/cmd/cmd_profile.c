@@ -12,8 +12,8 @@
 #include "core/options.h"
 #include "measure/env.h"
 #include "profile/profile_run.h"
-#include "runner/bench.h"
-#include "runner/child.h"
+#include "supervise/bench.h"
+#include "supervise/child.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "cmd/cmd_common.h"
 #include "campaign/campaign.h"
 #include "core/options.h"
-#include "runner/child.h"
+#include "supervise/child.h"
 
 #include <stdio.h>
 #include <stdlib.h>

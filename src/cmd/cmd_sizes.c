@@ -5,9 +5,9 @@
 #include "core/atomic_file.h"
 #include "core/options.h"
 #include "measure/elf_size.h"
-#include "runner/bench.h"
-#include "runner/child.h"
-#include "runner/mem_run.h"
+#include "supervise/bench.h"
+#include "supervise/child.h"
+#include "supervise/mem_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

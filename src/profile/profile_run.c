@@ -8,8 +8,8 @@
 
 #include "profile/sampler.h"
 #include "profile/unwind.h"
-#include "runner/bench.h"
-#include "runner/child.h"
+#include "supervise/bench.h"
+#include "supervise/child.h"
 #include "trace/trace_format.h"
 
 #include <fcntl.h>

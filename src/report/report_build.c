@@ -12,7 +12,7 @@
 #include "report/jpath.h"
 #include "report/units.h"
 #include "measure/env.h"
-#include "runner/mem_run.h"
+#include "supervise/mem_run.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 # scheme code), and the ASan runner loads them as they are.  In this build
 # the runner has no malloc hooks (ASan owns malloc) and is not put under
 # RLIMIT_AS (ASan reserves terabytes of address space): its memory is capped
-# through ASAN_OPTIONS instead (src/runner/child.h).
+# through ASAN_OPTIONS instead (src/supervise/child.h).
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 keep=1

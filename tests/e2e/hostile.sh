@@ -12,7 +12,7 @@
 H="$FIX/hostile"
 RUNNER=${PQPROF_RUNNER:-$top_builddir/pqprof-runner}
 # Builds with AddressSanitizer have no malloc hooks in the runner and cap
-# memory through ASan rather than RLIMIT_AS (see src/runner/child.h).
+# memory through ASan rather than RLIMIT_AS (see src/supervise/child.h).
 SAN=0
 if nm "$RUNNER" 2>/dev/null | grep -q __asan_init; then SAN=1; fi
 

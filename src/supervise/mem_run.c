@@ -1,7 +1,7 @@
 /* mem_run: per-operation memory and size sampling in runner children; see mem_run.h. */
 #include "config.h"
-#include "runner/mem_run.h"
-#include "runner/child.h"
+#include "supervise/mem_run.h"
+#include "supervise/child.h"
 
 #include <stdio.h>
 #include <string.h>

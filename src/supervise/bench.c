@@ -1,7 +1,7 @@
 /* bench: calibration, trials and the timing record; see bench.h. */
 #include "config.h"
-#include "runner/bench.h"
-#include "runner/child.h"
+#include "supervise/bench.h"
+#include "supervise/child.h"
 #include "measure/calibrate.h"
 #include "measure/stats.h"
 

@@ -1,8 +1,8 @@
 /* kat_gate: run, judge and record the KAT gate; see kat_gate.h. */
 #include "config.h"
-#include "runner/kat_gate.h"
-#include "runner/bench.h"
-#include "runner/child.h"
+#include "supervise/kat_gate.h"
+#include "supervise/bench.h"
+#include "supervise/child.h"
 #include "core/atomic_file.h"
 #include "kat/kat_file.h"
 #include "kat/manifest.h"

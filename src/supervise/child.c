@@ -1,6 +1,6 @@
 /* child: spawn and supervise pqprof-runner; see child.h. */
 #include "config.h"
-#include "runner/child.h"
+#include "supervise/child.h"
 #include "runner/runner.h"
 
 #include <errno.h>

@@ -1,0 +1,8 @@
+# supervise: the parent side of the runner.  Spawning pqprof-runner under
+# limits and a time limit, reading its events, verdicts from how it ended,
+# and the parent halves of bench, kat, mem and sizes.
+libpqprof_a_SOURCES += \
+	src/supervise/child.c src/supervise/child.h \
+	src/supervise/bench.c src/supervise/bench.h \
+	src/supervise/kat_gate.c src/supervise/kat_gate.h \
+	src/supervise/mem_run.c src/supervise/mem_run.h
