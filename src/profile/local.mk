@@ -4,14 +4,13 @@
 libpqprof_a_SOURCES += \
 	src/profile/symbolizer.c src/profile/symbolizer.h \
 	src/measure/elf_size.c src/measure/elf_size.h
-# sampling, unwinding, function groups, uprobe call counts, and the runner
-# jobs "profile" and "count" (pulled into pqprof-runner from the library).
+# sampling, unwinding, function groups and uprobe call counts (the runner
+# jobs "profile" and "count" that use them are in src/runner/).
 libpqprof_a_SOURCES += \
 	src/profile/sampler.c src/profile/sampler.h \
 	src/profile/unwind.c src/profile/unwind.h \
 	src/profile/groups.c src/profile/groups.h \
-	src/profile/uprobe_count.c src/profile/uprobe_count.h \
-	src/profile/profile_job.c
+	src/profile/uprobe_count.c src/profile/uprobe_count.h
 # profile recording (parent side), trace analysis and the text report.
 libpqprof_a_SOURCES += \
 	src/profile/profile_run.c src/profile/profile_run.h \
