@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The seed every benchmark child starts from: bytes 00..2f, as the
- * reference harness uses, so runs of two builds do the same work. */
-void bench_default_seed(unsigned char seed[48]);
-
 void bench_default_seed(unsigned char seed[48])
 {
 	for (int i = 0; i < 48; i++)

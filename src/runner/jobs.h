@@ -15,4 +15,18 @@ int job_profile(struct runner_env *env, int argc, char **argv);
 int job_count(struct runner_env *env, int argc, char **argv);
 int job_sizes(struct runner_env *env, int argc, char **argv);
 
+/* The seed every benchmark child starts from: bytes 00..2f, as the
+ * reference harness uses, so runs of two builds do the same work. */
+void bench_default_seed(unsigned char seed[48]);
+
+/*
+ * Shared by the profile and count jobs (job_op.c): seed the instance with
+ * the benchmark seed, allocate and prepare op (reported as its own span);
+ * on failure the error event is sent and a PQ_* code returned.
+ */
+int job_prepare_op(struct runner_env *env, struct op_ctx *c, enum pq_op op, long mlen);
+/* After call i of op returned rc: 0 if it succeeded and its output checks,
+ * else the op span is closed, a "cryptofail" error sent and PQ_ESCHEME returned. */
+int job_call_failed(struct op_ctx *c, enum pq_op op, int rc, long i);
+
 #endif

@@ -5,7 +5,7 @@ libpqprof_a_SOURCES += \
 	src/runner/runner.h src/runner/jobs.h
 
 pqprof_runner_SOURCES = src/runner/runner_main.c src/runner/job_bench.c src/runner/job_kat.c src/runner/job_sizes.c \
-	src/runner/job_profile.c
+	src/runner/job_profile.c src/runner/job_count.c src/runner/job_op.c
 pqprof_runner_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
 # -rdynamic: loaded instances bind to the runner's malloc hooks.
 pqprof_runner_LDFLAGS = $(AM_LDFLAGS) -rdynamic

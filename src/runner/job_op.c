@@ -1,0 +1,47 @@
+/*
+ * job_op: set-up shared by the jobs that run one operation many times
+ * (profile, count): seed the instance as the benchmark job does, prepare
+ * the operation's inputs inside a reported span, and turn a failed call
+ * into the runner's "cryptofail" error event.
+ */
+#include "config.h"
+#include "runner/jobs.h"
+
+/* Same seed as the benchmark job (bytes 00..2f): profiles do the same work. */
+static void job_seed(const struct pqprof_instance *inst)
+{
+	unsigned char seed[48];
+	bench_default_seed(seed);
+	runner_seed_instance(inst, seed, sizeof seed);
+}
+
+int job_prepare_op(struct runner_env *env, struct op_ctx *c, enum pq_op op, long mlen)
+{
+	pq_error err = { 0 };
+	job_seed(env->inst);
+	if (op_ctx_init(c, env->inst, (size_t)mlen, &err) < 0) {
+		runner_emit_error("%s", err.msg);
+		return PQ_ENOMEM;
+	}
+	runner_op_begin(op, 1);
+	int r = op_ctx_prepare(c, op, &err);
+	runner_op_end(op, 1);
+	if (r < 0) {
+		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", err.msg));
+		op_ctx_free(c);
+		return PQ_ESCHEME;
+	}
+	return 0;
+}
+
+int job_call_failed(struct op_ctx *c, enum pq_op op, int rc, long i)
+{
+	pq_error err = { 0 };
+	if (rc != 0)
+		pq_fail(&err, PQ_ESCHEME, "%s returned %d in call %ld", pq_op_name(op), rc, i + 1);
+	else if (op_ctx_check(c, op, &err) == 0)
+		return 0;
+	runner_op_end(op, 1);
+	runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", err.msg));
+	return PQ_ESCHEME;
+}
