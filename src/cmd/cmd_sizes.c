@@ -8,6 +8,7 @@
 #include "supervise/bench.h"
 #include "supervise/child.h"
 #include "supervise/mem_run.h"
+#include "report/sizes_audit.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
 #include "report/report.h"
 #include "report/jpath.h"
 #include "report/units.h"
+#include "report/sizes_audit.h"
 #include "measure/env.h"
-#include "supervise/mem_run.h"
 
 #include <math.h>
 #include <stdio.h>

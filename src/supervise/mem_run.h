@@ -4,7 +4,8 @@
  * and peak belong to it alone); sizes are sampled in one child over many
  * seeds.  Both return records, and a one-line reason when the scheme
  * misbehaved (out of memory, stack overflow, crash).  Static memory comes
- * from the library file itself (elf_size).
+ * from the library file itself (elf_size); report/sizes_audit.h reads a
+ * sizes record against the declared sizes.
  */
 #ifndef PQ_MEM_RUN_H
 #define PQ_MEM_RUN_H
@@ -25,10 +26,7 @@ struct mem_run_opts {
 /* Measure one operation.  *record gets a record even when the scheme failed. */
 int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_error *err);
 
-/* Declared vs produced sizes over `runs` seeds, with the size audit. */
+/* Declared vs produced sizes over `runs` seeds (audit: report/sizes_audit.h). */
 int sizes_run(const struct mem_run_opts *o, long runs, json_t **record, pq_error *err);
-
-/* The audit lines of a sizes record: "signature: produced up to 100 bytes, declared 96 (error)". */
-int sizes_audit(json_t *sizes_record, char lines[][256], int max);
 
 #endif
