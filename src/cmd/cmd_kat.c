@@ -67,6 +67,8 @@ int cmd_kat(int argc, char **argv)
 	json_decref(desc);
 	if (r < 0)
 		return cmd_fail("kat", &err);
+	if (res.emit_failed)
+		fprintf(stderr, "pqprof kat: %s\n", res.emit_error.msg);
 	const struct kat_outcome *out = &res.outcome;
 	printf("RESULT %s %s%s%s\n", name ? name : pos[0], kat_verdict_name(out->verdict),
 	       out->reason[0] ? " " : "", out->reason);

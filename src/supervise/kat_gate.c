@@ -325,8 +325,9 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 			if (o->emit) {
 				char *text = NULL;
 				size_t len = 0;
-				if (read_whole_file(produced, &text, &len, 0, err) < 0 || atomic_write(o->emit, text, len, err) < 0)
-					fprintf(stderr, "pqprof kat: %s\n", err->msg);
+				if (read_whole_file(produced, &text, &len, 0, &res->emit_error) < 0 ||
+				    atomic_write(o->emit, text, len, &res->emit_error) < 0)
+					res->emit_failed = 1;
 				free(text);
 			}
 		} else {

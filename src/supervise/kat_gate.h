@@ -5,7 +5,7 @@
  * LOADFAIL), judges the vectors the instance produced against the expected
  * file or manifest entry (PASS, MISMATCH with the first differing record
  * and field, NOKAT), and writes the KAT log and verdict record whatever
- * happened.
+ * happened.  It prints nothing: what the caller shows is in the result.
  */
 #ifndef PQ_KAT_GATE_H
 #define PQ_KAT_GATE_H
@@ -35,6 +35,8 @@ struct kat_gate_result {
 	char log_sha256[65];      /* of the KAT log written */
 	char produced_sha256[65];
 	json_t *record;           /* verdict record (new reference) */
+	int emit_failed;          /* the produced vectors could not be copied to opts.emit */
+	pq_error emit_error;      /* why, when emit_failed; the verdict stands regardless */
 };
 
 /* 0 when a verdict was reached (whatever it is); < 0 on harness errors. */
