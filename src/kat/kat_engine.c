@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kat/ctr_drbg.h"
+#include "kat/nist_rng.h"
 #include "kat/sm3_drng.h"
 
 /* Declared sizes above this are a broken descriptor, not a scheme. */
@@ -401,16 +402,6 @@ static void fault_remove(struct fault_guard *fg)
 
 /* ---- engine context ------------------------------------------------------ */
 
-/* The NIST randombytes() DRBG; static because the rng callback has no user pointer. */
-static ctr_drbg scheme_drbg;
-
-static int engine_rng(unsigned char *out, pq_u64 len)
-{
-	if (len > SIZE_MAX)
-		return -1;
-	return ctr_drbg_generate(&scheme_drbg, out, (size_t)len) == 0 ? 0 : -1;
-}
-
 struct engine {
 	const struct pqprof_instance *inst;
 	struct pqprof_sizes sz;
@@ -503,7 +494,7 @@ static int check_rc(struct engine *e, int rc, const char *field)
 static int seed_scheme(struct engine *e, const uint8_t *seed, size_t len)
 {
 	if (e->nist) {
-		if (ctr_drbg_init(&scheme_drbg, seed, NULL) < 0) {
+		if (nist_rng_seed(seed) < 0) {
 			fail(e, KAT_CRYPTOFAIL, NULL, "AES-256 CTR_DRBG unavailable in libcrypto");
 			return -1;
 		}
@@ -1129,14 +1120,14 @@ int kat_engine_run(const struct pqprof_instance *inst, const struct kat_engine_o
 	int rc = o.no_fault_handler ? 0 : fault_install(&fg);
 	if (rc == 0) {
 		if (e.nist)
-			inst->set_rng(engine_rng);
+			inst->set_rng(nist_rng_randombytes);
 		rc = run_records(&e, nrec, f);
 		if (rc == 0 && !e.failed && !o.no_deviation_checks)
 			rc = deviation_checks(&e);
 		fault_remove(&fg);
 	}
 	fault_ctx.out = NULL;
-	ctr_drbg_wipe(&scheme_drbg);
+	nist_rng_wipe();
 	if (rc < 0) {
 		if (!produced)
 			kat_file_free(f);

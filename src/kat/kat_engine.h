@@ -18,8 +18,9 @@
  * this header only names them.
  *
  * Process-wide state, on purpose: randombytes() has no user pointer, so
- * the CTR_DRBG behind the NIST rng callback is a static in the engine, and
- * the SIGSEGV/SIGBUS handler finds the guard pages through a static table.
+ * the CTR_DRBG behind the NIST rng callback is the process's one
+ * (kat/nist_rng.h), and the SIGSEGV/SIGBUS handler finds the guard pages
+ * through a static table.
  * So one kat_engine_run at a time per process (the runner runs one job).
  */
 #ifndef PQ_KAT_ENGINE_H

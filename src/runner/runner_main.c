@@ -10,7 +10,7 @@
 #include "runner/runner.h"
 #include "runner/jobs.h"
 #include "instance/loader.h"
-#include "kat/ctr_drbg.h"
+#include "kat/nist_rng.h"
 
 #include "runner/heap_hooks.h"
 
@@ -112,23 +112,14 @@ int runner_current_op(void)
 	return current_op;
 }
 
-/* NIST randomness: one CTR_DRBG per process, as PQCgenKAT's rng.c has. */
-static ctr_drbg nist_drbg;
-
-static int nist_randombytes(unsigned char *out, pq_u64 len)
-{
-	ctr_drbg_generate(&nist_drbg, out, (size_t)len);
-	return 0;
-}
-
 int runner_seed_instance(const struct pqprof_instance *inst, const unsigned char *seed, size_t len)
 {
 	if (inst->api == PQPROF_API_NIST) {
 		unsigned char entropy[48] = { 0 };
 		memcpy(entropy, seed, len < 48 ? len : 48);
-		ctr_drbg_init(&nist_drbg, entropy, NULL);
+		nist_rng_seed(entropy);
 		if (inst->set_rng)
-			inst->set_rng(nist_randombytes);
+			inst->set_rng(nist_rng_randombytes);
 		return 0;
 	}
 	if (!inst->seed)
