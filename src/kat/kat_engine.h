@@ -1,27 +1,25 @@
 /*
  * kat_engine: the known-answer flows, run inside the child runner process
  * against one loaded instance, and the verdicts they lead to.
- *  - NGCC KAT_SIG / KAT_KEM: SM3 seed DRNG ("seed" x16) and, for
- *    signatures, message DRNG ("msg" x21 + "m"); per record the scheme's
- *    drng_algorithm is re-seeded through inst->seed().
- *  - NIST PQCgenKAT_sign / _kem: master AES-256 CTR_DRBG (entropy
- *    0x00..0x2F); per record the scheme's randombytes() DRBG is
- *    re-instantiated with the record's seed.
+ *  - NGCC KAT_SIG / KAT_KEM and NIST PQCgenKAT_sign / _kem record loops
+ *    (kat_flow.h), one keygen/sign/verify or keygen/enc/dec round per
+ *    record (kat_round.h).
  * Every buffer the scheme writes ends at a PROT_NONE guard page, with
- * canaries before it and in the slack after it, checked after every call;
+ * canaries before it and in the slack after it, checked after every call
+ * (guarded_buf.h; a write into a guard page is caught by fault_guard.h);
  * declared lengths are checked too.  After the records, API deviation
- * checks run (keygen ignoring the DRNG, verify accepting altered
- * signatures or messages, KEM dec accepting an altered ciphertext).
+ * checks run (api_checks.h: keygen ignoring the DRNG, verify accepting
+ * altered signatures or messages, KEM dec accepting an altered ciphertext).
  * The engine writes the produced vector file and returns an outcome; the
- * comparison with published vectors (kat_judge*) is separate so the parent
- * can do it.  TIMEOUT, CRASH and LOADFAIL are mostly decided by the parent;
- * this header only names them.
+ * comparison with published vectors (kat_judge*, in kat_judge.c) is
+ * separate so the parent can do it.  TIMEOUT, CRASH and LOADFAIL are
+ * mostly decided by the parent; this header only names them.
  *
  * Process-wide state, on purpose: randombytes() has no user pointer, so
  * the CTR_DRBG behind the NIST rng callback is the process's one
  * (kat/nist_rng.h), and the SIGSEGV/SIGBUS handler finds the guard pages
- * through a static table.
- * So one kat_engine_run at a time per process (the runner runs one job).
+ * through a static table.  So one kat_engine_run at a time per process
+ * (the runner runs one job).
  */
 #ifndef PQ_KAT_ENGINE_H
 #define PQ_KAT_ENGINE_H
