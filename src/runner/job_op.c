@@ -1,11 +1,15 @@
 /*
- * job_op: set-up shared by the jobs that run one operation many times
- * (profile, count): seed the instance as the benchmark job does, prepare
- * the operation's inputs inside a reported span, and turn a failed call
- * into the runner's "cryptofail" error event.
+ * job_op: set-up shared by the jobs.  Seeding an instance (NIST-API ones
+ * through the process's randombytes() DRBG, NGCC ones through their seed
+ * hook); and for the jobs that run one operation many times (profile,
+ * count): the benchmark seed, the operation's inputs prepared inside a
+ * reported span, and a failed call turned into a "cryptofail" event.
  */
 #include "config.h"
 #include "runner/jobs.h"
+#include "kat/nist_rng.h"
+
+#include <string.h>
 
 /* Same seed as the benchmark job (bytes 00..2f): profiles do the same work. */
 static void job_seed(const struct pqprof_instance *inst)
@@ -44,4 +48,19 @@ int job_call_failed(struct op_ctx *c, enum pq_op op, int rc, long i)
 	runner_op_end(op, 1);
 	runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", err.msg));
 	return PQ_ESCHEME;
+}
+
+int runner_seed_instance(const struct pqprof_instance *inst, const unsigned char *seed, size_t len)
+{
+	if (inst->api == PQPROF_API_NIST) {
+		unsigned char entropy[48] = { 0 };
+		memcpy(entropy, seed, len < 48 ? len : 48);
+		nist_rng_seed(entropy);
+		if (inst->set_rng)
+			inst->set_rng(nist_rng_randombytes);
+		return 0;
+	}
+	if (!inst->seed)
+		return -1;
+	return inst->seed(seed, len);
 }

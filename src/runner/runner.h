@@ -5,7 +5,8 @@
  * scheme's own stdout/stderr go to a capped capture the parent reads, never
  * to pqprof's output.
  *
- * Jobs are functions in a table (runner_main.c).  A job marks the span of
+ * Jobs are functions in a table (runner_main.c), one file each (jobs.h);
+ * the channel is runner_events.c, crash and exit() reports runner_faults.c.  A job marks the span of
  * every scheme call with runner_op_begin()/runner_op_end() so that an
  * exit(), crash or hang inside scheme code is attributed to that operation.
  */
@@ -44,6 +45,15 @@ void runner_mark_call(enum pq_op op, int begin);
 
 /* The raw event descriptor, for signal handlers that cannot use runner_emit. */
 int runner_result_fd(void);
+/* Async-signal-safe: write an already formatted event line (nothing without a channel). */
+void runner_emit_raw(const char *buf, size_t len);
+/* Events go to fd from now on (main sets it up once); -1 = stderr. */
+void runner_events_open(int fd);
+/* Whether a "done" event was sent. */
+int runner_done_sent(void);
+
+/* Report fatal signals and exit() inside operations (runner_faults.c). */
+void runner_install_fault_handlers(void);
 
 /* The operation in progress, or -1. */
 int runner_current_op(void);

@@ -1,0 +1,105 @@
+/*
+ * runner_events: the runner's side of the result channel (runner.h): one
+ * JSON object per line to the parent, and which operation is in progress,
+ * so that a crash or exit() can be attributed to it.  Without a channel
+ * (run by hand) events go to stderr.
+ */
+#include "config.h"
+#include "runner/runner.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int result_fd = -1;
+static volatile sig_atomic_t current_op = -1;
+static volatile sig_atomic_t done_sent;
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+void runner_emit(json_t *event)
+{
+	if (!event)
+		return;
+	const char *ev = json_string_value(json_object_get(event, "ev"));
+	if (ev && strcmp(ev, "done") == 0)
+		done_sent = 1;
+	char *text = json_dumps(event, JSON_COMPACT);
+	json_decref(event);
+	if (!text)
+		return;
+	int fd = result_fd >= 0 ? result_fd : 2;
+	write_all(fd, text, strlen(text));
+	write_all(fd, "\n", 1);
+	free(text);
+}
+
+void runner_emit_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	runner_emit(json_pack("{s:s, s:s}", "ev", "error", "msg", msg));
+}
+
+void runner_op_begin(enum pq_op op, int announce)
+{
+	if (announce)
+		runner_emit(json_pack("{s:s, s:s}", "ev", "begin", "op", pq_op_name(op)));
+	current_op = op;
+}
+
+void runner_op_end(enum pq_op op, int announce)
+{
+	current_op = -1;
+	if (announce)
+		runner_emit(json_pack("{s:s, s:s}", "ev", "end", "op", pq_op_name(op)));
+}
+
+void runner_mark_call(enum pq_op op, int begin)
+{
+	current_op = begin ? (int)op : -1;
+}
+
+int runner_result_fd(void)
+{
+	return result_fd;
+}
+
+int runner_current_op(void)
+{
+	return current_op;
+}
+
+void runner_events_open(int fd)
+{
+	result_fd = fd;
+}
+
+int runner_done_sent(void)
+{
+	return done_sent;
+}
+
+void runner_emit_raw(const char *buf, size_t len)
+{
+	if (result_fd >= 0)
+		write_all(result_fd, buf, len);
+}
