@@ -2,6 +2,7 @@
 #include "config.h"
 #include "campaign/campaign.h"
 #include "core/atomic_file.h"
+#include "core/json_file.h"
 #include "instance/builder.h"
 #include "measure/env.h"
 #include "runner/bench.h"
@@ -300,18 +301,6 @@ static void step_done(struct campaign *c, double started, int skipped)
 	}
 }
 
-static int write_json(const char *path, json_t *j, pq_error *err)
-{
-	char *t = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!t)
-		return pq_fail(err, PQ_ENOMEM, "%s: cannot serialise", path);
-	size_t n = strlen(t);
-	t[n] = '\n';
-	int r = atomic_write(path, t, n + 1, err);
-	free(t);
-	return r;
-}
-
 static json_t *read_json(const char *path)
 {
 	return json_load_file(path, 0, NULL);
@@ -322,7 +311,7 @@ static void save_state(struct campaign *c, const char *status)
 	json_object_set_new(c->state, "status", json_string(status));
 	char p[PATH_MAX];
 	snprintf(p, sizeof p, "%s/campaign.json", c->dir);
-	write_json(p, c->state, NULL);
+	json_file_write(p, c->state, NULL);
 }
 
 static void set_unit_step(struct campaign *c, const struct unit *u, const char *step, const char *state)
@@ -374,7 +363,7 @@ static int do_build(struct campaign *c, struct unit *u)
 			json_object_set_new(r, "status", json_string("failed"));
 			json_object_set_new(r, "failure", json_string(err.msg));
 			json_object_set_new(r, "source_dir", json_string(u->tree));
-			write_json(rec, r, NULL);
+			json_file_write(rec, r, NULL);
 			json_decref(r);
 			return 0;
 		}
@@ -392,7 +381,7 @@ static int do_build(struct campaign *c, struct unit *u)
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.so", u->label);
 	json_object_set_new(r, "library", json_string(u->prebuilt ? u->lib : rel));
-	write_json(rec, r, NULL);
+	json_file_write(rec, r, NULL);
 	json_decref(r);
 	return 1;
 }
@@ -426,7 +415,7 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 	json_t *r = read_json(rec);
 	if (r) {
 		json_object_set(r, "environment", env);
-		write_json(rec, r, NULL);
+		json_file_write(rec, r, NULL);
 		json_decref(r);
 	}
 }
@@ -443,7 +432,7 @@ static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum 
 		json_object_set(r, "instance", desc);
 		json_object_set(r, "environment", env);
 		steps_add_elf_sizes(r, u->lib);
-		write_json(rec, r, NULL);
+		json_file_write(rec, r, NULL);
 		json_decref(r);
 	}
 }
@@ -460,7 +449,7 @@ static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, jso
 		json_object_set(r, "instance", desc);
 		json_object_set(r, "environment", env);
 		steps_add_elf_sizes(r, u->lib);
-		write_json(rec, r, NULL);
+		json_file_write(rec, r, NULL);
 		json_decref(r);
 	}
 }
@@ -545,7 +534,7 @@ static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 				char rec[PATH_MAX];
 				path_of(c, rec, sizeof rec, "records", who[k]->label, pq_op_name(ops[i]), ".json");
 				json_object_set_new(recs[k], "profile", json_string(who[k]->profile));
-				write_json(rec, recs[k], NULL);
+				json_file_write(rec, recs[k], NULL);
 				json_decref(recs[k]);
 				step_done(c, t, 0);
 			}

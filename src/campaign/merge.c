@@ -3,6 +3,7 @@
 #include "campaign/merge.h"
 #include "campaign/steps.h"
 #include "core/atomic_file.h"
+#include "core/json_file.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -147,9 +148,7 @@ int campaign_merge(const char *out, const char *const *inputs, int n, int force,
 		json_object_del(merged, "shard");
 		char p[PATH_MAX];
 		snprintf(p, sizeof p, "%s/campaign.json", out);
-		char *t = json_dumps(merged, JSON_INDENT(2) | JSON_SORT_KEYS);
-		r = atomic_write(p, t, strlen(t), err);
-		free(t);
+		r = json_file_write(p, merged, err);
 	}
 	if (r == 0)
 		r = steps_report(out, err);

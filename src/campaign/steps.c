@@ -5,7 +5,7 @@
 #include "report/report.h"
 #include "report/compare.h"
 #include "report/record_set.h"
-#include "core/atomic_file.h"
+#include "core/json_file.h"
 #include "profile/analysis.h"
 #include "profile/groups.h"
 #include "profile/profile_run.h"
@@ -119,10 +119,9 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 		rel_path(rec, "flamegraph", dir);
 		rel_path(rec, "folded", dir);
 	}
-	char *t = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (t)
-		atomic_write(recp, t, strlen(t), NULL);
-	free(t);
+	int w = json_file_write(recp, rec, NULL);
+	if (r == 0 && w < 0)
+		r = w;
 	json_decref(rec);
 	groups_free(gs);
 	return r;

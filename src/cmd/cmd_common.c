@@ -61,18 +61,6 @@ void cmd_record_path(char *buf, size_t len, const char *dir, const char *instanc
 	snprintf(buf, len, "%s/%s__%s%s", dir, safe, op, ext);
 }
 
-int cmd_write_json(const char *path, json_t *obj, pq_error *err)
-{
-	char *text = json_dumps(obj, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!text)
-		return pq_fail(err, PQ_ENOMEM, "%s: cannot serialise record", path);
-	size_t n = strlen(text);
-	text[n] = '\n';
-	int r = atomic_write(path, text, n + 1, err);
-	free(text);
-	return r;
-}
-
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
               const char **pos, int max_pos, int *status)
 {

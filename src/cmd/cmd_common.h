@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include "core/json_file.h"
 #include "core/pq_error.h"
 
 /* "pqprof bench lib.so --op sign", shell-quoted where needed; caller frees. */
@@ -28,8 +29,5 @@ void cmd_safe_name(char *buf, size_t len, const char *name);
 struct option_spec;
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
               const char **pos, int max_pos, int *status);
-
-/* Write JSON (indented, sorted keys) atomically. */
-int cmd_write_json(const char *path, json_t *obj, pq_error *err);
 
 #endif

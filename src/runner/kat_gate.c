@@ -4,6 +4,7 @@
 #include "runner/bench.h"
 #include "runner/child.h"
 #include "core/atomic_file.h"
+#include "core/json_file.h"
 #include "kat/kat_file.h"
 #include "kat/manifest.h"
 
@@ -342,10 +343,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	if (o->log_path)
 		json_object_set_new(res->record, "log", json_string(o->log_path));
 	if (o->record_path) {
-		char *t = json_dumps(res->record, JSON_INDENT(2) | JSON_SORT_KEYS);
-		if (t)
-			atomic_write(o->record_path, t, strlen(t), NULL);
-		free(t);
+		json_file_write(o->record_path, res->record, NULL);
 	}
 	if (have_child)
 		child_result_free(&cr);
