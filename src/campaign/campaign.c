@@ -3,6 +3,7 @@
 #include "campaign/campaign.h"
 #include "core/atomic_file.h"
 #include "core/json_file.h"
+#include "core/safe_name.h"
 #include "instance/builder.h"
 #include "measure/env.h"
 #include "runner/bench.h"
@@ -91,14 +92,6 @@ static void base_no_ext(const char *path, char *out, size_t len)
 		*dot = '\0';
 }
 
-static void safe(char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-		      *s == '_' || *s == '.' || *s == '+'))
-			*s = '_';
-}
-
 enum target_kind { TARGET_DESC, TARGET_TREE, TARGET_LIB };
 
 static int classify_target(const char *t, enum target_kind *k, pq_error *err)
@@ -132,13 +125,13 @@ int campaign_default_dir(const char *target, const struct campaign_opts *o, char
 	} else {
 		base_no_ext(target, name, sizeof name);
 	}
-	safe(name);
+	safe_name(name, sizeof name, name);
 	if (o->system)
 		snprintf(sys, sizeof sys, "%s", o->system);
 	else if (gethostname(sys, sizeof sys) != 0)
 		snprintf(sys, sizeof sys, "local");
 	sys[sizeof sys - 1] = '\0';
-	safe(sys);
+	safe_name(sys, sizeof sys, sys);
 	snprintf(buf, len, "reports/%s/%s", sys, name);
 	return 0;
 }
@@ -244,7 +237,7 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	for (int i = 0; i < c->nunits; i++) {
 		struct unit *u = &c->units[i];
 		snprintf(u->label, sizeof u->label, "%s__%s", u->instance, u->profile);
-		safe(u->label);
+		safe_name(u->label, sizeof u->label, u->label);
 	}
 	/* Shards: a deterministic subset, by position in the sorted unit list. */
 	if (c->o->shard_n > 0) {

@@ -40,24 +40,11 @@ char *cmd_join_argv(const char *prog, int argc, char **argv)
 	return s;
 }
 
-void cmd_safe_name(char *buf, size_t len, const char *name)
-{
-	size_t k = 0;
-	for (const char *c = name ? name : "unnamed"; *c && k + 1 < len; c++) {
-		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		         *c == '-' || *c == '_' || *c == '.' || *c == '+';
-		buf[k++] = ok ? *c : '_';
-	}
-	buf[k] = '\0';
-	if (k == 0 || strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0)
-		snprintf(buf, len, "unnamed");
-}
-
 void cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
                      const char *ext)
 {
 	char safe[256];
-	cmd_safe_name(safe, sizeof safe, instance);
+	safe_name(safe, sizeof safe, instance);
 	snprintf(buf, len, "%s/%s__%s%s", dir, safe, op, ext);
 }
 

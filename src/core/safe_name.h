@@ -11,7 +11,8 @@
 
 #include <stddef.h>
 
-/* Writes at most len - 1 bytes and a NUL (len >= 2); NULL text is empty. */
+/* Writes at most len - 1 bytes and a NUL (len >= 2); NULL text is empty;
+ * buf may be text itself. */
 void safe_name(char *buf, size_t len, const char *text);
 
 #endif

@@ -11,20 +11,11 @@
 #include <openssl/evp.h>
 
 #include "core/atomic_file.h"
+#include "core/digest.h"
 
 const char *manifest_mode_name(enum manifest_mode mode)
 {
 	return mode == MANIFEST_NOLEN ? "nolen" : "strict";
-}
-
-void manifest_hex(const uint8_t digest[32], char out[65])
-{
-	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = digits[digest[i] >> 4];
-		out[2 * i + 1] = digits[digest[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 /* ---- canonical text ------------------------------------------------------ */
@@ -181,7 +172,7 @@ int manifest_verify_buffer(const struct manifest_entry *e, const char *buf, size
 	if (rc < 0)
 		return rc;
 	if (actual_hex)
-		manifest_hex(d, actual_hex);
+		hex_encode(d, 32, actual_hex);
 	return memcmp(d, e->digest, 32) == 0;
 }
 
@@ -422,7 +413,7 @@ int manifest_format_line(const uint8_t digest[32], enum manifest_mode mode, size
 		return pq_fail(err, PQ_EINPUT, "manifest line: bad label or file name '%s/%s'",
 		               label ? label : "", file ? file : "");
 	char hex[65], count[32] = "";
-	manifest_hex(digest, hex);
+	hex_encode(digest, 32, hex);
 	if (records)
 		snprintf(count, sizeof count, ":%zu", records);
 	int n = snprintf(out, outsz, "%s %s%s %s/%s\n", hex, manifest_mode_name(mode), count,

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "profile/profile_run.h"
 
+#include "core/digest.h"
 #include "profile/sampler.h"
 #include "profile/unwind.h"
 #include "runner/bench.h"
@@ -70,8 +71,8 @@ int profile_read_build_id(const char *path, unsigned char *raw, char *hex, size_
 			const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
 			if (raw)
 				memcpy(raw, id, nh.n_descsz);
-			for (size_t i = 0; hex && i < nh.n_descsz && 2 * i + 2 < hexlen; i++)
-				snprintf(hex + 2 * i, 3, "%02x", id[i]);
+			if (hex && hexlen)
+				hex_encode(id, nh.n_descsz < (hexlen - 1) / 2 ? nh.n_descsz : (hexlen - 1) / 2, hex);
 			found = (int)nh.n_descsz;
 			break;
 		}
@@ -124,9 +125,8 @@ static void build_id_cache_free(struct build_id_cache *c)
 
 static json_t *hex_json(const unsigned char *id, size_t n)
 {
-	char hex[2 * TRACE_MAX_BUILD_ID + 1] = "";
-	for (size_t i = 0; i < n && i < TRACE_MAX_BUILD_ID; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	char hex[2 * TRACE_MAX_BUILD_ID + 1];
+	hex_encode(id, n < TRACE_MAX_BUILD_ID ? n : TRACE_MAX_BUILD_ID, hex);
 	return json_string(hex);
 }
 
@@ -619,9 +619,11 @@ static json_t *groups_json(const struct group_set *gs)
 static json_t *header_base(const struct profile_opts *o, const char *requested_cg,
                            const char *lib_real, json_t *desc, json_t *calls)
 {
-	char seed[2 * SEED_BYTES + 1];
+	unsigned char seed_bytes[SEED_BYTES];
 	for (int i = 0; i < SEED_BYTES; i++)
-		snprintf(seed + 2 * i, 3, "%02x", i);
+		seed_bytes[i] = (unsigned char)i;
+	char seed[2 * SEED_BYTES + 1];
+	hex_encode(seed_bytes, SEED_BYTES, seed);
 	json_t *ops = json_array();
 	for (int i = 0; i < o->nops; i++)
 		json_array_append_new(ops, json_string(pq_op_name(o->ops[i])));

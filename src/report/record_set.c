@@ -3,10 +3,11 @@
 #include "report/record_set.h"
 #include "report/jpath.h"
 #include "core/atomic_file.h"
+#include "core/digest.h"
+#include "core/safe_name.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,48 +24,6 @@ static int op_index(const char *op)
 		if (op && strcmp(op, op_order[i]) == 0)
 			return i;
 	return -1;
-}
-
-void rs_safe_name(char *buf, size_t len, const char *name)
-{
-	size_t k = 0;
-	for (const char *c = name ? name : ""; *c && k + 1 < len; c++) {
-		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		         *c == '-' || *c == '_' || *c == '.' || *c == '+';
-		buf[k++] = ok ? *c : '_';
-	}
-	buf[k] = '\0';
-	if (k == 0 || buf[0] == '.')
-		snprintf(buf, len, "unnamed");
-}
-
-int rs_sha256_file(const char *path, char hex[65], pq_error *err)
-{
-	hex[0] = '\0';
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		fclose(fp);
-		return pq_fail(err, PQ_EINTERNAL, "%s: cannot start SHA-256", path);
-	}
-	unsigned char buf[65536];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
-		EVP_DigestUpdate(ctx, buf, got);
-	int bad = ferror(fp);
-	fclose(fp);
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-	EVP_DigestFinal_ex(ctx, md, &mdlen);
-	EVP_MD_CTX_free(ctx);
-	if (bad)
-		return pq_fail_errno(err, PQ_EIO, "%s: read failed", path);
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return 0;
 }
 
 /* 1 when dir/rel is a regular file, 0 when absent, < 0 when it is something else. */
@@ -134,7 +93,7 @@ static int add_evidence(struct record_set *rs, const char *instance, const char 
 	snprintf(e->file, sizeof e->file, "%s", rel);
 	char path[4096 + RS_PATH + 2];
 	snprintf(path, sizeof path, "%s/%s", rs->dir, rel);
-	int r = rs_sha256_file(path, e->sha256, err);
+	int r = sha256_file_hex(path, e->sha256, err);
 	if (r < 0)
 		return r;
 	rs->nev++;
@@ -412,8 +371,8 @@ static struct rs_instance *plain_instance(struct record_set *rs, const char *nam
 	snprintf(in->name, sizeof in->name, "%s", name);
 	snprintf(in->profile, sizeof in->profile, "%s", profile);
 	char a[RS_NAME], b[RS_NAME];
-	rs_safe_name(a, sizeof a, name);
-	rs_safe_name(b, sizeof b, profile);
+	safe_name(a, sizeof a, name);
+	safe_name(b, sizeof b, profile);
 	if (profile[0])
 		snprintf(in->label, sizeof in->label, "%.120s__%.120s", a, b);
 	else

@@ -95,10 +95,4 @@ const char *rs_step(const struct rs_instance *inst, const char *step);
  */
 int rs_validated(const struct rs_instance *inst);
 
-/* sha256 of a file as 64 hex digits; -1 with err when unreadable. */
-int rs_sha256_file(const char *path, char hex[65], pq_error *err);
-
-/* Make name usable as one file name component (letters, digits, -_.+). */
-void rs_safe_name(char *buf, size_t len, const char *name);
-
 #endif
