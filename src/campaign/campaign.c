@@ -607,9 +607,8 @@ static void print_summary(struct campaign *c, FILE *out)
 			         v && strcmp(v, "PASS") != 0 ? " (output not validated)" : "");
 			json_decref(k);
 		}
-		static const char *const ops[] = { "keygen", "sign", "verify", "enc", "dec" };
-		for (int o = 0; o < 5; o++) {
-			path_of(c, p, sizeof p, "records", u->label, ops[o], ".json");
+		for (int o = 0; o < PQ_OP_COUNT; o++) {
+			path_of(c, p, sizeof p, "records", u->label, pq_op_name(o), ".json");
 			json_t *r = read_json(p);
 			if (!r)
 				continue;

@@ -93,7 +93,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
                           : left + ((v) - lo) / (hi - lo) * plotw)
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" height=\"%d\" "
 	        "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"", WIDTH, height, WIDTH, height);
-	esc_html(out, c->title);
+	xml_escape(out, c->title);
 	fputs("\">\n", out);
 	int axis_y = TOP + (int)c->n * ROW;
 	/* ticks and grid */
@@ -124,7 +124,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 		int y = TOP + (int)i * ROW;
 		fputs("<g>", out);
 		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + BAR - 2);
-		esc_html(out, c->labels[i]);
+		xml_escape(out, c->labels[i]);
 		fputs("</text>", out);
 		if (isfinite(v) && v > 0) {
 			double sv = shown(c, v), x = XPOS(sv < lo ? lo : sv);
@@ -132,7 +132,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 			value_label(c, sv, lab, sizeof lab);
 			fprintf(out, "<rect class=\"bar\" fill=\"#4878b0\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>", left,
 			        y + 2, x - left < 1 ? 1 : x - left, BAR);
-			esc_html(out, c->labels[i]);
+			xml_escape(out, c->labels[i]);
 			fprintf(out, ": %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>", lab,
 			        (x - left < 1 ? left + 1 : x) + 4, y + BAR - 2, lab);
 		}
@@ -140,7 +140,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 	}
 	fprintf(out, "<text class=\"caption\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", left + plotw / 2,
 	        axis_y + 36);
-	esc_html(out, c->axis);
+	xml_escape(out, c->axis);
 	fprintf(out, "%s</text>\n</svg>\n", logscale ? " (log scale)" : "");
 #undef XPOS
 }

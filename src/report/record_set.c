@@ -16,16 +16,6 @@
 /* Records with every per-call value can be large; anything beyond this is not a record. */
 #define RS_MAX_RECORD_BYTES (512u << 20)
 
-static const char *const op_order[RS_MAX_OPS] = { "keygen", "sign", "verify", "enc", "dec" };
-
-static int op_index(const char *op)
-{
-	for (int i = 0; i < RS_MAX_OPS; i++)
-		if (op && strcmp(op, op_order[i]) == 0)
-			return i;
-	return -1;
-}
-
 /* 1 when dir/rel is a regular file, 0 when absent, < 0 when it is something else. */
 static int file_present(const char *dir, const char *rel, pq_error *err)
 {
@@ -133,12 +123,12 @@ static int build_evidence(struct record_set *rs, pq_error *err)
 /* The op slot of inst, created in canonical order when missing. */
 static struct rs_op *op_slot(struct rs_instance *in, const char *op)
 {
-	int want = op_index(op);
+	int want = pq_op_parse(op);
 	if (want < 0)
 		return NULL;
 	int pos = 0;
 	for (; pos < in->nops; pos++) {
-		int have = op_index(in->ops[pos].op);
+		int have = pq_op_parse(in->ops[pos].op);
 		if (have == want)
 			return &in->ops[pos];
 		if (have > want)
@@ -321,7 +311,7 @@ static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t i
 			expected = k == 0 || k == 3 || k == 4;
 		else if (kind)
 			expected = k <= 2;
-		if ((r = load_campaign_op(rs, in, op_order[k], expected, err)) < 0)
+		if ((r = load_campaign_op(rs, in, pq_op_name(k), expected, err)) < 0)
 			return r;
 	}
 	pick_descriptor(in);

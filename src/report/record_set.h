@@ -22,11 +22,12 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "core/ops.h"
 #include "core/pq_error.h"
 
 #define RS_NAME 256
 #define RS_PATH 1024
-#define RS_MAX_OPS 5   /* keygen sign verify enc dec */
+#define RS_MAX_OPS PQ_OP_COUNT   /* in core/ops.h order */
 
 /* One operation of one instance; any part may be missing. */
 struct rs_op {

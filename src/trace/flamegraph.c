@@ -9,6 +9,7 @@
 #include "trace/flamegraph.h"
 #include "trace/export.h"
 #include "trace/strmap.h"
+#include "core/xml_escape.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -153,24 +154,6 @@ static int fg_layout(struct fg_tree *t)
 		}
 	}
 	return 0;
-}
-
-static void xml_escape(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&apos;", fp); break;
-		default:
-			if ((unsigned char)*s < 0x20)
-				fputc(' ', fp);
-			else
-				fputc(*s, fp);
-		}
-	}
 }
 
 static uint32_t name_hash(const char *s)
