@@ -1,6 +1,7 @@
 /* tree_scan: classify a submission tree's files; see tree_scan.h. */
 #include "config.h"
 #include "instance/tree_scan.h"
+#include "core/grow.h"
 #include "core/atomic_file.h"
 
 #include <ctype.h>
@@ -217,8 +218,8 @@ static int defines_drng_object(const char *s)
 
 struct scan_state {
 	struct tree_scan *ts;
-	int cap;
-	int inc_cap;
+	size_t cap;
+	size_t inc_cap;
 	pq_error *err;
 };
 
@@ -228,14 +229,8 @@ static int add_incdir(struct scan_state *st, const char *rel)
 	for (int i = 0; i < ts->nincdirs; i++)
 		if (strcmp(ts->incdirs[i], rel) == 0)
 			return 0;
-	if (ts->nincdirs == st->inc_cap) {
-		int nc = st->inc_cap ? st->inc_cap * 2 : 16;
-		char **ni = realloc(ts->incdirs, (size_t)nc * sizeof *ni);
-		if (!ni)
-			return pq_fail(st->err, PQ_ENOMEM, "out of memory");
-		ts->incdirs = ni;
-		st->inc_cap = nc;
-	}
+	if (pq_grow(&ts->incdirs, &st->inc_cap, (size_t)ts->nincdirs + 1, sizeof *ts->incdirs, 16) < 0)
+		return pq_fail(st->err, PQ_ENOMEM, "out of memory");
 	ts->incdirs[ts->nincdirs] = strdup(rel);
 	if (!ts->incdirs[ts->nincdirs])
 		return pq_fail(st->err, PQ_ENOMEM, "out of memory");
@@ -248,14 +243,8 @@ static int add_file(struct scan_state *st, const char *rel, int is_asm)
 	struct tree_scan *ts = st->ts;
 	if (ts->nfiles >= MAX_FILES)
 		return pq_fail(st->err, PQ_EINPUT, "%s: more than %d source files", ts->root, MAX_FILES);
-	if (ts->nfiles == st->cap) {
-		int nc = st->cap ? st->cap * 2 : 64;
-		struct tree_file *nf = realloc(ts->files, (size_t)nc * sizeof *nf);
-		if (!nf)
-			return pq_fail(st->err, PQ_ENOMEM, "out of memory");
-		ts->files = nf;
-		st->cap = nc;
-	}
+	if (pq_grow(&ts->files, &st->cap, (size_t)ts->nfiles + 1, sizeof *ts->files, 64) < 0)
+		return pq_fail(st->err, PQ_ENOMEM, "out of memory");
 	struct tree_file *f = &ts->files[ts->nfiles];
 	memset(f, 0, sizeof *f);
 	f->rel = strdup(rel);
@@ -297,19 +286,15 @@ static int walk(struct scan_state *st, const char *rel, int depth)
 		return pq_fail_errno(st->err, PQ_EINPUT, "%s: cannot read directory", path);
 	/* Sorted, so builds and listings do not depend on directory order. */
 	char **names = NULL;
-	int n = 0, cap = 0, r = 0;
+	int n = 0, r = 0;
+	size_t cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **nn = realloc(names, (size_t)cap * sizeof *nn);
-			if (!nn) {
-				r = pq_fail(st->err, PQ_ENOMEM, "out of memory");
-				break;
-			}
-			names = nn;
+		if (pq_grow(&names, &cap, (size_t)n + 1, sizeof *names, 64) < 0) {
+			r = pq_fail(st->err, PQ_ENOMEM, "out of memory");
+			break;
 		}
 		names[n++] = strdup(de->d_name);
 	}

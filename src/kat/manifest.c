@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "kat/manifest.h"
+#include "core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,16 +94,8 @@ struct text_ctx {
 static int text_sink(void *vctx, const char *s, size_t n)
 {
 	struct text_ctx *t = vctx;
-	if (t->len + n + 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap : 4096;
-		while (t->len + n + 2 > ncap)
-			ncap *= 2;
-		char *nb = realloc(t->s, ncap);
-		if (!nb)
-			return -PQ_ENOMEM;
-		t->s = nb;
-		t->cap = ncap;
-	}
+	if (pq_grow(&t->s, &t->cap, t->len + n + 2, 1, 4096) < 0)
+		return -PQ_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (s[i] != '\r')
 			t->s[t->len++] = s[i];
@@ -344,15 +337,9 @@ int manifest_parse(const char *buf, size_t len, const char *path, struct manifes
 			             MANIFEST_MAX_ENTRIES);
 			break;
 		}
-		if (m->n == m->cap) {
-			size_t ncap = m->cap ? m->cap * 2 : 16;
-			struct manifest_entry *ne = realloc(m->entries, ncap * sizeof *ne);
-			if (!ne) {
-				rc = pq_fail(err, PQ_ENOMEM, "%s:%ld: out of memory", path, no);
-				break;
-			}
-			m->entries = ne;
-			m->cap = ncap;
+		if (pq_grow(&m->entries, &m->cap, m->n + 1, sizeof *m->entries, 16) < 0) {
+			rc = pq_fail(err, PQ_ENOMEM, "%s:%ld: out of memory", path, no);
+			break;
 		}
 		struct manifest_entry *e = &m->entries[m->n];
 		memset(e, 0, sizeof *e);

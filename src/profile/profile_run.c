@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "profile/profile_run.h"
+#include "core/grow.h"
 
 #include "core/digest.h"
 #include "profile/sampler.h"
@@ -99,14 +100,8 @@ static const struct build_id_entry *build_id_lookup(struct build_id_cache *c, co
 	for (size_t i = 0; i < c->n; i++)
 		if (strcmp(c->e[i].path, path) == 0)
 			return &c->e[i];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 16;
-		struct build_id_entry *ne = realloc(c->e, cap * sizeof *ne);
-		if (!ne)
-			return NULL;
-		c->e = ne;
-		c->cap = cap;
-	}
+	if (pq_grow(&c->e, &c->cap, c->n + 1, sizeof *c->e, 16) < 0)
+		return NULL;
 	struct build_id_entry *b = &c->e[c->n];
 	if (!(b->path = strdup(path)))
 		return NULL;
@@ -202,14 +197,8 @@ static void on_mmap(void *user, const struct sampler_mmap *m)
 		write_mmap(r, m->start, m->len, m->pgoff, m->build_id, m->build_id_size, m->filename);
 		return;
 	}
-	if (r->npend == r->cappend) {
-		size_t cap = r->cappend ? 2 * r->cappend : 32;
-		struct pending_mmap *np = realloc(r->pend, cap * sizeof *np);
-		if (!np)
-			return;
-		r->pend = np;
-		r->cappend = cap;
-	}
+	if (pq_grow(&r->pend, &r->cappend, r->npend + 1, sizeof *r->pend, 32) < 0)
+		return;
 	struct pending_mmap *p = &r->pend[r->npend];
 	p->start = m->start;
 	p->len = m->len;

@@ -1,6 +1,7 @@
 /* record_set: load a campaign or plain records directory; see record_set.h. */
 #include "config.h"
 #include "report/record_set.h"
+#include "core/grow.h"
 #include "report/jpath.h"
 #include "core/atomic_file.h"
 #include "core/digest.h"
@@ -72,10 +73,8 @@ static int add_evidence(struct record_set *rs, const char *instance, const char 
 {
 	if (!rel[0])
 		return 0;
-	struct rs_evidence *nev = realloc(rs->ev, (rs->nev + 1) * sizeof *nev);
-	if (!nev)
+	if (pq_grow(&rs->ev, &rs->cap_ev, rs->nev + 1, sizeof *rs->ev, 16) < 0)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
-	rs->ev = nev;
 	struct rs_evidence *e = &rs->ev[rs->nev];
 	memset(e, 0, sizeof *e);
 	snprintf(e->instance, sizeof e->instance, "%s", instance);
@@ -330,6 +329,7 @@ static int load_campaign(struct record_set *rs, pq_error *err)
 	rs->inst = calloc(n ? n : 1, sizeof *rs->inst);
 	if (!rs->inst)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	rs->cap_inst = n ? n : 1;
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(list, i);
 		const char *label = jp_str(e, "label", NULL);
@@ -350,12 +350,10 @@ static struct rs_instance *plain_instance(struct record_set *rs, const char *nam
 	for (size_t i = 0; i < rs->ninst; i++)
 		if (strcmp(rs->inst[i].name, name) == 0 && strcmp(rs->inst[i].profile, profile) == 0)
 			return &rs->inst[i];
-	struct rs_instance *ni = realloc(rs->inst, (rs->ninst + 1) * sizeof *ni);
-	if (!ni) {
+	if (pq_grow(&rs->inst, &rs->cap_inst, rs->ninst + 1, sizeof *rs->inst, 8) < 0) {
 		pq_fail(err, PQ_ENOMEM, "out of memory");
 		return NULL;
 	}
-	rs->inst = ni;
 	struct rs_instance *in = &rs->inst[rs->ninst++];
 	memset(in, 0, sizeof *in);
 	snprintf(in->name, sizeof in->name, "%s", name);

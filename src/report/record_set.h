@@ -75,9 +75,9 @@ struct record_set {
 	json_t *campaign;           /* campaign.json, or NULL */
 	json_t *environment;        /* campaign environment, or the first record's */
 	struct rs_instance *inst;
-	size_t ninst;
+	size_t ninst, cap_inst;
 	struct rs_evidence *ev;
-	size_t nev;
+	size_t nev, cap_ev;
 };
 
 /* Load dir (a campaign directory or a plain records directory). */

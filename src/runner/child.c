@@ -1,6 +1,7 @@
 /* child: spawn and supervise pqprof-runner; see child.h. */
 #include "config.h"
 #include "runner/child.h"
+#include "core/grow.h"
 #include "runner/runner.h"
 
 #include <errno.h>
@@ -229,14 +230,8 @@ static int read_events(int fd, struct linebuf *lb, struct child_result *res)
 		return n < 0 && (errno == EAGAIN || errno == EINTR) ? 1 : 0;
 	if (lb->len + (size_t)n > EVENT_LINE_MAX)
 		return 0; /* a runner never sends this much: stop listening */
-	if (lb->len + (size_t)n > lb->cap) {
-		size_t nc = (lb->len + (size_t)n) * 2;
-		char *nb = realloc(lb->buf, nc);
-		if (!nb)
-			return 0;
-		lb->buf = nb;
-		lb->cap = nc;
-	}
+	if (pq_grow(&lb->buf, &lb->cap, lb->len + (size_t)n, 1, 4096) < 0)
+		return 0;
 	memcpy(lb->buf + lb->len, tmp, (size_t)n);
 	lb->len += (size_t)n;
 	take_lines(lb, res);

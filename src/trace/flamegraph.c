@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "trace/flamegraph.h"
+#include "core/grow.h"
 #include "trace/export.h"
 #include "trace/strmap.h"
 #include "core/xml_escape.h"
@@ -44,14 +45,8 @@ struct fg_tree {
 
 static size_t fg_new_node(struct fg_tree *t, size_t name, size_t parent, uint32_t depth)
 {
-	if (t->count == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 256;
-		struct fg_node *nn = realloc(t->n, nc * sizeof *nn);
-		if (!nn)
-			return SIZE_MAX;
-		t->n = nn;
-		t->cap = nc;
-	}
+	if (pq_grow(&t->n, &t->cap, t->count + 1, sizeof *t->n, 256) < 0)
+		return SIZE_MAX;
 	t->n[t->count] = (struct fg_node){ name, parent, SIZE_MAX, SIZE_MAX, 0, 0, depth, 0 };
 	if (depth > t->maxdepth)
 		t->maxdepth = depth;
