@@ -5,6 +5,7 @@
 #include "report/report.h"
 #include "report/compare.h"
 #include "report/record_set.h"
+#include "core/atomic_file.h"
 #include "core/json_file.h"
 #include "profile/analysis.h"
 #include "profile/groups.h"
@@ -32,22 +33,6 @@ void steps_add_elf_sizes(json_t *record, const char *lib)
 	elf_size_free(&es);
 }
 
-static void empty_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		unlink(p);
-	}
-	closedir(d);
-}
-
 void steps_forget(const char *dir)
 {
 	static const char *const subs[] = { "lib", "build", "kat", "records", "memory", "sizes", "profile",
@@ -55,7 +40,7 @@ void steps_forget(const char *dir)
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
-		empty_dir(p);
+		remove_dir_files(p);
 	}
 	char p[PATH_MAX];
 	snprintf(p, sizeof p, "%s/campaign.json", dir);

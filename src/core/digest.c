@@ -16,6 +16,17 @@ void hex_encode(const void *buf, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
+int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 int sha256_hex(const void *buf, size_t len, char hex[SHA256_HEX_LEN + 1], pq_error *err)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];

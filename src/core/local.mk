@@ -9,4 +9,5 @@ libpqprof_a_SOURCES += \
 	src/core/ops.c src/core/ops.h \
 	src/core/digest.c src/core/digest.h \
 	src/core/xml_escape.c src/core/xml_escape.h \
-	src/core/fixed_str.c src/core/fixed_str.h
+	src/core/fixed_str.c src/core/fixed_str.h \
+	src/core/sigsafe.c src/core/sigsafe.h

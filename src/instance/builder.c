@@ -244,18 +244,7 @@ static int run_units(struct argv_buf *cmds, char **logs, const char **names, int
 
 static void remove_tree(const char *dir)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		unlink(p);
-	}
-	closedir(d);
+	remove_dir_files(dir);
 	rmdir(dir);
 }
 

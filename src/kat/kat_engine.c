@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "kat/kat_engine.h"
+#include "core/sigsafe.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -77,16 +78,8 @@ static void sb_str(struct sbuf *s, const char *t)
 
 static void sb_num(struct sbuf *s, unsigned long long v)
 {
-	char d[24];
-	int i = 0;
-	do {
-		d[i++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	char out[24];
-	for (int k = 0; k < i; k++)
-		out[k] = d[i - 1 - k];
-	out[i] = '\0';
+	*u64_dec(out, v) = '\0';
 	sb_str(s, out);
 }
 

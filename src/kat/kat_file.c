@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/atomic_file.h"
+#include "core/digest.h"
 
 enum field_type { FT_INT, FT_LEN, FT_HEX };  /* FT_LEN: decimal, may be blank */
 
@@ -352,17 +353,6 @@ struct parser {
 	pq_error *err;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Show a possibly hostile byte in a message. */
 static void show_char(char c, char out[8])
 {
@@ -414,7 +404,7 @@ static int decode_value(struct parser *p, const struct field_spec *fs, const str
 	if (!b)
 		return pq_fail(p->err, PQ_ENOMEM, "%s:%ld: out of memory", p->path, ln->no);
 	for (size_t i = 0; i < vl; i += 2) {
-		int hi = hexval(v[i]), lo = hexval(v[i + 1]);
+		int hi = hex_value(v[i]), lo = hex_value(v[i + 1]);
 		if (hi < 0 || lo < 0) {
 			size_t at = hi < 0 ? i : i + 1;
 			char c[8];

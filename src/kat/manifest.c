@@ -196,17 +196,6 @@ void manifest_free(struct manifest *m)
 	memset(m, 0, sizeof *m);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static size_t skip_blanks(const char *s, size_t i, size_t n)
 {
 	while (i < n && (s[i] == ' ' || s[i] == '\t'))
@@ -263,7 +252,7 @@ static int parse_entry(const char *s, size_t n, const char *path, long no,
 		return pq_fail(err, PQ_EINPUT, "%s:%ld: expected a 64-digit sha256, found %zu characters",
 		               path, no, j);
 	for (size_t k = 0; k < 64; k += 2) {
-		int hi = hexval(s[k]), lo = hexval(s[k + 1]);
+		int hi = hex_value(s[k]), lo = hex_value(s[k + 1]);
 		if (hi < 0 || lo < 0)
 			return pq_fail(err, PQ_EINPUT, "%s:%ld: sha256 has a non-hex digit at %zu",
 			               path, no, hi < 0 ? k + 1 : k + 2);

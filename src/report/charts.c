@@ -14,6 +14,16 @@
 #define AXIS 46
 #define RIGHT 96
 
+/* One vertical grid line at x with its value t under the axis. */
+static void grid_tick(FILE *out, double x, int axis_y, double t)
+{
+	char lab[32];
+	fmt_count(lab, sizeof lab, t);
+	fprintf(out, "<line class=\"grid\" stroke=\"#e3e3e3\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+	        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+	        x, TOP, x, axis_y, x, axis_y + 14, lab);
+}
+
 static void value_range(const struct rd_chart *c, double *mn, double *mx)
 {
 	*mn = INFINITY;
@@ -99,22 +109,12 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 	/* ticks and grid */
 	if (logscale) {
 		for (double t = lo; t <= hi * 1.0001; t *= 10) {
-			double x = XPOS(t);
-			char lab[32];
-			fmt_count(lab, sizeof lab, t);
-			fprintf(out, "<line class=\"grid\" stroke=\"#e3e3e3\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-			        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			        x, TOP, x, axis_y, x, axis_y + 14, lab);
+			grid_tick(out, XPOS(t), axis_y, t);
 		}
 	} else {
 		double step = nice_step(hi);
 		for (double t = lo; t <= hi * 1.0001; t += step) {
-			double x = XPOS(t);
-			char lab[32];
-			fmt_count(lab, sizeof lab, t);
-			fprintf(out, "<line class=\"grid\" stroke=\"#e3e3e3\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-			        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			        x, TOP, x, axis_y, x, axis_y + 14, lab);
+			grid_tick(out, XPOS(t), axis_y, t);
 		}
 	}
 	fprintf(out, "<line class=\"axis\" stroke=\"#888\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left, axis_y,

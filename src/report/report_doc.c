@@ -49,27 +49,32 @@ static char *checked(rdoc *d, char *s)
 	return s;
 }
 
+/* A new block whose text is formatted from fmt; NULL when out of memory. */
+static struct rd_block *push_text(rdoc *d, enum rd_kind kind, const char *fmt, va_list ap)
+{
+	struct rd_block *b = push(d, kind);
+	if (b)
+		b->text = checked(d, vdupf(fmt, ap));
+	return b;
+}
+
 void rdoc_heading(rdoc *d, int level, const char *id, const char *fmt, ...)
 {
-	struct rd_block *b = push(d, RD_HEADING);
-	if (!b)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	b->text = checked(d, vdupf(fmt, ap));
+	struct rd_block *b = push_text(d, RD_HEADING, fmt, ap);
 	va_end(ap);
+	if (!b)
+		return;
 	b->level = level;
 	b->id = checked(d, strdup(id ? id : ""));
 }
 
 void rdoc_para(rdoc *d, const char *fmt, ...)
 {
-	struct rd_block *b = push(d, RD_PARA);
-	if (!b)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	b->text = checked(d, vdupf(fmt, ap));
+	push_text(d, RD_PARA, fmt, ap);
 	va_end(ap);
 }
 

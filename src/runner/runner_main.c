@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "runner/runner.h"
+#include "core/sigsafe.h"
 #include "runner/jobs.h"
 #include "instance/loader.h"
 #include "kat/ctr_drbg.h"
@@ -42,19 +43,6 @@ static const struct runner_job jobs[] = {
 	{ "count", job_count },
 	{ NULL, NULL },
 };
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
-}
 
 void runner_emit(json_t *event)
 {
