@@ -3,6 +3,7 @@
 #include "campaign/campaign.h"
 #include "core/atomic_file.h"
 #include "core/json_file.h"
+#include "core/fixed_str.h"
 #include "core/safe_name.h"
 #include "instance/builder.h"
 #include "measure/env.h"
@@ -26,6 +27,8 @@
 #include <unistd.h>
 
 #define MAX_UNITS 512
+/* Room a campaign directory leaves for "/<sub>/<label>__<op><ext>". */
+#define DIR_SLACK 400
 
 static const char *const step_names[STEP_COUNT_ALL] = { "build", "kat", "bench", "mem", "sizes", "profile" };
 
@@ -208,7 +211,7 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 			if (!u)
 				return -PQ_EINPUT;
 			base_no_ext(target, u->instance, sizeof u->instance);
-			snprintf(u->profile, sizeof u->profile, "%s", profiles[p]);
+			str_copy(u->profile, sizeof u->profile, profiles[p]);
 			if (!realpath(target, u->tree))
 				return pq_fail_errno(err, PQ_EINPUT, "%s", target);
 			snprintf(u->api, sizeof u->api, "auto");
@@ -222,8 +225,8 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 				struct unit *u = add_unit(c, err);
 				if (!u)
 					return -PQ_EINPUT;
-				snprintf(u->instance, sizeof u->instance, "%s", in->name);
-				snprintf(u->profile, sizeof u->profile, "%s", profiles[p]);
+				str_copy(u->instance, sizeof u->instance, in->name);
+				str_copy(u->profile, sizeof u->profile, profiles[p]);
 				snprintf(u->tree, sizeof u->tree, "%s", in->tree);
 				snprintf(u->api, sizeof u->api, "%s", in->api);
 				u->defines = (const char *const *)in->defines;
@@ -253,13 +256,14 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	return 0;
 }
 
-static void path_of(const struct campaign *c, char *buf, size_t len, const char *sub, const char *label,
-                    const char *op, const char *ext)
+/* Fits whenever c->dir leaves DIR_SLACK bytes (campaign_run checks); a
+ * path that would not fit is "", which no step can mistake for a record. */
+static int path_of(const struct campaign *c, char *buf, size_t len, const char *sub, const char *label,
+                   const char *op, const char *ext)
 {
 	if (op)
-		snprintf(buf, len, "%s/%s/%s__%s%s", c->dir, sub, label, op, ext);
-	else
-		snprintf(buf, len, "%s/%s/%s%s", c->dir, sub, label, ext);
+		return path_fmt(buf, len, NULL, "%s/%s/%s__%s%s", c->dir, sub, label, op, ext);
+	return path_fmt(buf, len, NULL, "%s/%s/%s%s", c->dir, sub, label, ext);
 }
 
 static void progress(struct campaign *c, const char *step, const struct unit *u, const char *op)
@@ -303,8 +307,8 @@ static void save_state(struct campaign *c, const char *status)
 {
 	json_object_set_new(c->state, "status", json_string(status));
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/campaign.json", c->dir);
-	json_file_write(p, c->state, NULL);
+	if (path_fmt(p, sizeof p, NULL, "%s/campaign.json", c->dir) == 0)
+		json_file_write(p, c->state, NULL);
 }
 
 static void set_unit_step(struct campaign *c, const struct unit *u, const char *step, const char *state)
@@ -642,8 +646,9 @@ static int make_subdirs(const char *dir, pq_error *err)
 	                                    "traces", "flame", NULL };
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
-		int r = make_dirs(p, err);
+		int r = path_fmt(p, sizeof p, err, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
+		if (r == 0)
+			r = make_dirs(p, err);
 		if (r < 0)
 			return r;
 	}
@@ -653,7 +658,9 @@ static int make_subdirs(const char *dir, pq_error *err)
 static int init_state(struct campaign *c, json_t **env_out, pq_error *err)
 {
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/campaign.json", c->dir);
+	int r = path_fmt(p, sizeof p, err, "%s/campaign.json", c->dir);
+	if (r < 0)
+		return r;
 	json_t *old = c->o->fresh ? NULL : read_json(p);
 	json_t *env = old ? json_incref(json_object_get(old, "environment")) : NULL;
 	if (!env) {
@@ -724,11 +731,17 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	if (r == 0 && !o->out_dir)
 		r = campaign_default_dir(target, o, c.dir, sizeof c.dir, err);
 	else if (r == 0)
-		snprintf(c.dir, sizeof c.dir, "%s", o->out_dir);
+		r = path_fmt(c.dir, sizeof c.dir, err, "%s", o->out_dir);
+	if (r == 0 && strlen(c.dir) + DIR_SLACK >= sizeof c.dir)
+		r = pq_fail(err, PQ_EINPUT, "%s: campaign directory path too long (at most %zu bytes)", c.dir,
+		            sizeof c.dir - DIR_SLACK - 1);
 	if (r == 0 && o->fresh)
 		steps_forget(c.dir);
 	if (r == 0)
 		r = make_subdirs(c.dir, err);
+	for (int i = 0; i < c.nunits && r == 0; i++)
+		if (!c.units[i].prebuilt)
+			r = path_fmt(c.units[i].lib, sizeof c.units[i].lib, err, "%s/lib/%s.so", c.dir, c.units[i].label);
 	json_t *env = NULL;
 	if (r == 0)
 		r = init_state(&c, &env, err);
@@ -738,9 +751,6 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 		free(c.units);
 		return r;
 	}
-	for (int i = 0; i < c.nunits; i++)
-		if (!c.units[i].prebuilt)
-			snprintf(c.units[i].lib, sizeof c.units[i].lib, "%s/lib/%s.so", c.dir, c.units[i].label);
 	c.total = c.nunits * (3 + 3 * 3);
 	c.t0 = now_s();
 	save_state(&c, "incomplete");

@@ -3,6 +3,7 @@
 #include "campaign/merge.h"
 #include "campaign/steps.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 #include "core/json_file.h"
 
 #include <dirent.h>
@@ -53,8 +54,9 @@ static int copy_dir(const char *from, const char *to, pq_error *err)
 		if (de->d_name[0] == '.')
 			continue;
 		char a[PATH_MAX], b[PATH_MAX];
-		snprintf(a, sizeof a, "%s/%s", from, de->d_name);
-		snprintf(b, sizeof b, "%s/%s", to, de->d_name);
+		if ((r = path_fmt(a, sizeof a, err, "%s/%s", from, de->d_name)) < 0 ||
+		    (r = path_fmt(b, sizeof b, err, "%s/%s", to, de->d_name)) < 0)
+			break;
 		struct stat sb;
 		if (stat(a, &sb) == 0 && S_ISREG(sb.st_mode))
 			r = copy_file(a, b, err);

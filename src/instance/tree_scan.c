@@ -3,6 +3,7 @@
 #include "instance/tree_scan.h"
 #include "core/grow.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -280,7 +281,8 @@ static int cmp_names(const void *a, const void *b)
 static int walk(struct scan_state *st, const char *rel, int depth)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s%s%s", st->ts->root, rel[0] ? "/" : "", rel);
+	if (path_fmt(path, sizeof path, st->err, "%s%s%s", st->ts->root, rel[0] ? "/" : "", rel) < 0)
+		return -PQ_EINPUT;
 	DIR *d = opendir(path);
 	if (!d)
 		return pq_fail_errno(st->err, PQ_EINPUT, "%s: cannot read directory", path);
@@ -304,8 +306,9 @@ static int walk(struct scan_state *st, const char *rel, int depth)
 	int has_header = 0;
 	for (int i = 0; i < n && r == 0; i++) {
 		char crel[PATH_MAX], cpath[PATH_MAX];
-		snprintf(crel, sizeof crel, "%s%s%s", rel, rel[0] ? "/" : "", names[i]);
-		snprintf(cpath, sizeof cpath, "%s/%s", st->ts->root, crel);
+		if ((r = path_fmt(crel, sizeof crel, st->err, "%s%s%s", rel, rel[0] ? "/" : "", names[i])) < 0 ||
+		    (r = path_fmt(cpath, sizeof cpath, st->err, "%s/%s", st->ts->root, crel)) < 0)
+			break;
 		struct stat sb;
 		if (stat(cpath, &sb) != 0)
 			continue; /* dangling link */
@@ -333,8 +336,7 @@ static int file_exists(const char *root, const char *rel)
 {
 	char p[PATH_MAX];
 	struct stat sb;
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+	return path_fmt(p, sizeof p, NULL, "%s/%s", root, rel) == 0 && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 /* Find a header by basename anywhere in the scanned include dirs. */
@@ -342,14 +344,11 @@ static int find_header(const struct tree_scan *ts, const char *base, char *out, 
 {
 	for (int i = 0; i < ts->nincdirs; i++) {
 		char rel[PATH_MAX];
-		if (strcmp(ts->incdirs[i], ".") == 0)
-			snprintf(rel, sizeof rel, "%s", base);
-		else
-			snprintf(rel, sizeof rel, "%s/%s", ts->incdirs[i], base);
-		if (file_exists(ts->root, rel)) {
-			snprintf(out, len, "%s", rel);
+		int r = strcmp(ts->incdirs[i], ".") == 0 ? path_fmt(rel, sizeof rel, NULL, "%s", base)
+		                                         : path_fmt(rel, sizeof rel, NULL, "%s/%s", ts->incdirs[i], base);
+		/* a header whose name does not fit the caller's buffer is not one it can use */
+		if (r == 0 && file_exists(ts->root, rel) && path_fmt(out, len, NULL, "%s", rel) == 0)
 			return 1;
-		}
 	}
 	return 0;
 }
@@ -394,8 +393,9 @@ static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 	snprintf(ts->header, sizeof ts->header, "%s", api);
 	char *text = NULL;
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/%s", ts->root, api);
-	int r = read_whole_file(p, &text, NULL, 1u << 20, err);
+	int r = path_fmt(p, sizeof p, err, "%s/%s", ts->root, api);
+	if (r == 0)
+		r = read_whole_file(p, &text, NULL, 1u << 20, err);
 	if (r < 0)
 		return r;
 	char *s = strip_comments(text);
@@ -429,8 +429,9 @@ static int classify(struct tree_scan *ts, pq_error *err)
 		if (!f->keep || f->is_asm)
 			continue;
 		char p[PATH_MAX], *text = NULL;
-		snprintf(p, sizeof p, "%s/%s", ts->root, f->rel);
-		r = read_whole_file(p, &text, NULL, MAX_SOURCE_BYTES, err);
+		r = path_fmt(p, sizeof p, err, "%s/%s", ts->root, f->rel);
+		if (r == 0)
+			r = read_whole_file(p, &text, NULL, MAX_SOURCE_BYTES, err);
 		if (r < 0)
 			break;
 		char *s = strip_comments(text);

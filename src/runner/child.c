@@ -1,6 +1,7 @@
 /* child: spawn and supervise pqprof-runner; see child.h. */
 #include "config.h"
 #include "runner/child.h"
+#include "core/fixed_str.h"
 #include "core/grow.h"
 #include "runner/runner.h"
 
@@ -83,8 +84,7 @@ const char *child_runner_path(void)
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(path, sizeof path, "%s/pqprof-runner", self);
-			if (access(path, X_OK) == 0)
+			if (path_fmt(path, sizeof path, NULL, "%s/pqprof-runner", self) == 0 && access(path, X_OK) == 0)
 				return path;
 		}
 	}
