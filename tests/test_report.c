@@ -16,6 +16,7 @@
 #include "report/record_set.h"
 #include "report/report.h"
 #include "core/atomic_file.h"
+#include "core/digest.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -432,7 +433,7 @@ START_TEST(test_evidence_hashes)
 	json_array_foreach(ev, i, e) {
 		char path[4096], hex[65];
 		snprintf(path, sizeof path, "%s/%s", dir, jp_str(e, "file", ""));
-		ck_assert_msg(rs_sha256_file(path, hex, &err) == 0, "%s", err.msg);
+		ck_assert_msg(sha256_file_hex(path, hex, &err) == 0, "%s", err.msg);
 		ck_assert_str_eq(jp_str(e, "sha256", ""), hex);
 		char shown[64];
 		snprintf(shown, sizeof shown, "`%.16s…`", hex);
@@ -606,7 +607,7 @@ START_TEST(test_escapes)
 	fputc('|', f);
 	esc_csv(f, "a,\"b\"\n");
 	fputc('|', f);
-	esc_html(f, "<a href='x'>&</a>");
+	xml_escape(f, "<a href='x'>&</a>");
 	fputc('|', f);
 	esc_md_code(f, "a`b|c", 1);
 	fputc('|', f);

@@ -2,6 +2,9 @@
 #include "config.h"
 #include "campaign/campaign.h"
 #include "core/atomic_file.h"
+#include "core/json_file.h"
+#include "core/fixed_str.h"
+#include "core/safe_name.h"
 #include "instance/builder.h"
 #include "measure/env.h"
 #include "supervise/bench.h"
@@ -24,6 +27,8 @@
 #include <unistd.h>
 
 #define MAX_UNITS 512
+/* Room a campaign directory leaves for "/<sub>/<label>__<op><ext>". */
+#define DIR_SLACK 400
 
 static const char *const step_names[STEP_COUNT_ALL] = { "build", "kat", "bench", "mem", "sizes", "profile" };
 
@@ -90,14 +95,6 @@ static void base_no_ext(const char *path, char *out, size_t len)
 		*dot = '\0';
 }
 
-static void safe(char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-		      *s == '_' || *s == '.' || *s == '+'))
-			*s = '_';
-}
-
 enum target_kind { TARGET_DESC, TARGET_TREE, TARGET_LIB };
 
 static int classify_target(const char *t, enum target_kind *k, pq_error *err)
@@ -131,13 +128,13 @@ int campaign_default_dir(const char *target, const struct campaign_opts *o, char
 	} else {
 		base_no_ext(target, name, sizeof name);
 	}
-	safe(name);
+	safe_name(name, sizeof name, name);
 	if (o->system)
 		snprintf(sys, sizeof sys, "%s", o->system);
 	else if (gethostname(sys, sizeof sys) != 0)
 		snprintf(sys, sizeof sys, "local");
 	sys[sizeof sys - 1] = '\0';
-	safe(sys);
+	safe_name(sys, sizeof sys, sys);
 	snprintf(buf, len, "reports/%s/%s", sys, name);
 	return 0;
 }
@@ -214,7 +211,7 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 			if (!u)
 				return -PQ_EINPUT;
 			base_no_ext(target, u->instance, sizeof u->instance);
-			snprintf(u->profile, sizeof u->profile, "%s", profiles[p]);
+			str_copy(u->profile, sizeof u->profile, profiles[p]);
 			if (!realpath(target, u->tree))
 				return pq_fail_errno(err, PQ_EINPUT, "%s", target);
 			snprintf(u->api, sizeof u->api, "auto");
@@ -228,8 +225,8 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 				struct unit *u = add_unit(c, err);
 				if (!u)
 					return -PQ_EINPUT;
-				snprintf(u->instance, sizeof u->instance, "%s", in->name);
-				snprintf(u->profile, sizeof u->profile, "%s", profiles[p]);
+				str_copy(u->instance, sizeof u->instance, in->name);
+				str_copy(u->profile, sizeof u->profile, profiles[p]);
 				snprintf(u->tree, sizeof u->tree, "%s", in->tree);
 				snprintf(u->api, sizeof u->api, "%s", in->api);
 				u->defines = (const char *const *)in->defines;
@@ -243,7 +240,7 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	for (int i = 0; i < c->nunits; i++) {
 		struct unit *u = &c->units[i];
 		snprintf(u->label, sizeof u->label, "%s__%s", u->instance, u->profile);
-		safe(u->label);
+		safe_name(u->label, sizeof u->label, u->label);
 	}
 	/* Shards: a deterministic subset, by position in the sorted unit list. */
 	if (c->o->shard_n > 0) {
@@ -259,13 +256,14 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	return 0;
 }
 
-static void path_of(const struct campaign *c, char *buf, size_t len, const char *sub, const char *label,
-                    const char *op, const char *ext)
+/* Fits whenever c->dir leaves DIR_SLACK bytes (campaign_run checks); a
+ * path that would not fit is "", which no step can mistake for a record. */
+static int path_of(const struct campaign *c, char *buf, size_t len, const char *sub, const char *label,
+                   const char *op, const char *ext)
 {
 	if (op)
-		snprintf(buf, len, "%s/%s/%s__%s%s", c->dir, sub, label, op, ext);
-	else
-		snprintf(buf, len, "%s/%s/%s%s", c->dir, sub, label, ext);
+		return path_fmt(buf, len, NULL, "%s/%s/%s__%s%s", c->dir, sub, label, op, ext);
+	return path_fmt(buf, len, NULL, "%s/%s/%s%s", c->dir, sub, label, ext);
 }
 
 static void progress(struct campaign *c, const char *step, const struct unit *u, const char *op)
@@ -300,18 +298,6 @@ static void step_done(struct campaign *c, double started, int skipped)
 	}
 }
 
-static int write_json(const char *path, json_t *j, pq_error *err)
-{
-	char *t = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!t)
-		return pq_fail(err, PQ_ENOMEM, "%s: cannot serialise", path);
-	size_t n = strlen(t);
-	t[n] = '\n';
-	int r = atomic_write(path, t, n + 1, err);
-	free(t);
-	return r;
-}
-
 static json_t *read_json(const char *path)
 {
 	return json_load_file(path, 0, NULL);
@@ -321,8 +307,8 @@ static void save_state(struct campaign *c, const char *status)
 {
 	json_object_set_new(c->state, "status", json_string(status));
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/campaign.json", c->dir);
-	write_json(p, c->state, NULL);
+	if (path_fmt(p, sizeof p, NULL, "%s/campaign.json", c->dir) == 0)
+		json_file_write(p, c->state, NULL);
 }
 
 static void set_unit_step(struct campaign *c, const struct unit *u, const char *step, const char *state)
@@ -374,7 +360,7 @@ static int do_build(struct campaign *c, struct unit *u)
 			json_object_set_new(r, "status", json_string("failed"));
 			json_object_set_new(r, "failure", json_string(err.msg));
 			json_object_set_new(r, "source_dir", json_string(u->tree));
-			write_json(rec, r, NULL);
+			json_file_write(rec, r, NULL);
 			json_decref(r);
 			return 0;
 		}
@@ -392,7 +378,7 @@ static int do_build(struct campaign *c, struct unit *u)
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.so", u->label);
 	json_object_set_new(r, "library", json_string(u->prebuilt ? u->lib : rel));
-	write_json(rec, r, NULL);
+	json_file_write(rec, r, NULL);
 	json_decref(r);
 	return 1;
 }
@@ -426,7 +412,7 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 	json_t *r = read_json(rec);
 	if (r) {
 		json_object_set(r, "environment", env);
-		write_json(rec, r, NULL);
+		json_file_write(rec, r, NULL);
 		json_decref(r);
 	}
 }
@@ -443,7 +429,7 @@ static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum 
 		json_object_set(r, "instance", desc);
 		json_object_set(r, "environment", env);
 		steps_add_elf_sizes(r, u->lib);
-		write_json(rec, r, NULL);
+		json_file_write(rec, r, NULL);
 		json_decref(r);
 	}
 }
@@ -460,7 +446,7 @@ static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, jso
 		json_object_set(r, "instance", desc);
 		json_object_set(r, "environment", env);
 		steps_add_elf_sizes(r, u->lib);
-		write_json(rec, r, NULL);
+		json_file_write(rec, r, NULL);
 		json_decref(r);
 	}
 }
@@ -545,7 +531,7 @@ static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 				char rec[PATH_MAX];
 				path_of(c, rec, sizeof rec, "records", who[k]->label, pq_op_name(ops[i]), ".json");
 				json_object_set_new(recs[k], "profile", json_string(who[k]->profile));
-				write_json(rec, recs[k], NULL);
+				json_file_write(rec, recs[k], NULL);
 				json_decref(recs[k]);
 				step_done(c, t, 0);
 			}
@@ -625,9 +611,8 @@ static void print_summary(struct campaign *c, FILE *out)
 			         v && strcmp(v, "PASS") != 0 ? " (output not validated)" : "");
 			json_decref(k);
 		}
-		static const char *const ops[] = { "keygen", "sign", "verify", "enc", "dec" };
-		for (int o = 0; o < 5; o++) {
-			path_of(c, p, sizeof p, "records", u->label, ops[o], ".json");
+		for (int o = 0; o < PQ_OP_COUNT; o++) {
+			path_of(c, p, sizeof p, "records", u->label, pq_op_name(o), ".json");
 			json_t *r = read_json(p);
 			if (!r)
 				continue;
@@ -661,8 +646,9 @@ static int make_subdirs(const char *dir, pq_error *err)
 	                                    "traces", "flame", NULL };
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
-		int r = make_dirs(p, err);
+		int r = path_fmt(p, sizeof p, err, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
+		if (r == 0)
+			r = make_dirs(p, err);
 		if (r < 0)
 			return r;
 	}
@@ -672,7 +658,9 @@ static int make_subdirs(const char *dir, pq_error *err)
 static int init_state(struct campaign *c, json_t **env_out, pq_error *err)
 {
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/campaign.json", c->dir);
+	int r = path_fmt(p, sizeof p, err, "%s/campaign.json", c->dir);
+	if (r < 0)
+		return r;
 	json_t *old = c->o->fresh ? NULL : read_json(p);
 	json_t *env = old ? json_incref(json_object_get(old, "environment")) : NULL;
 	if (!env) {
@@ -743,11 +731,17 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	if (r == 0 && !o->out_dir)
 		r = campaign_default_dir(target, o, c.dir, sizeof c.dir, err);
 	else if (r == 0)
-		snprintf(c.dir, sizeof c.dir, "%s", o->out_dir);
+		r = path_fmt(c.dir, sizeof c.dir, err, "%s", o->out_dir);
+	if (r == 0 && strlen(c.dir) + DIR_SLACK >= sizeof c.dir)
+		r = pq_fail(err, PQ_EINPUT, "%s: campaign directory path too long (at most %zu bytes)", c.dir,
+		            sizeof c.dir - DIR_SLACK - 1);
 	if (r == 0 && o->fresh)
 		steps_forget(c.dir);
 	if (r == 0)
 		r = make_subdirs(c.dir, err);
+	for (int i = 0; i < c.nunits && r == 0; i++)
+		if (!c.units[i].prebuilt)
+			r = path_fmt(c.units[i].lib, sizeof c.units[i].lib, err, "%s/lib/%s.so", c.dir, c.units[i].label);
 	json_t *env = NULL;
 	if (r == 0)
 		r = init_state(&c, &env, err);
@@ -757,9 +751,6 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 		free(c.units);
 		return r;
 	}
-	for (int i = 0; i < c.nunits; i++)
-		if (!c.units[i].prebuilt)
-			snprintf(c.units[i].lib, sizeof c.units[i].lib, "%s/lib/%s.so", c.dir, c.units[i].label);
 	c.total = c.nunits * (3 + 3 * 3);
 	c.t0 = now_s();
 	save_state(&c, "incomplete");

@@ -3,6 +3,8 @@
 #include "campaign/merge.h"
 #include "campaign/steps.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
+#include "core/json_file.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -52,8 +54,9 @@ static int copy_dir(const char *from, const char *to, pq_error *err)
 		if (de->d_name[0] == '.')
 			continue;
 		char a[PATH_MAX], b[PATH_MAX];
-		snprintf(a, sizeof a, "%s/%s", from, de->d_name);
-		snprintf(b, sizeof b, "%s/%s", to, de->d_name);
+		if ((r = path_fmt(a, sizeof a, err, "%s/%s", from, de->d_name)) < 0 ||
+		    (r = path_fmt(b, sizeof b, err, "%s/%s", to, de->d_name)) < 0)
+			break;
 		struct stat sb;
 		if (stat(a, &sb) == 0 && S_ISREG(sb.st_mode))
 			r = copy_file(a, b, err);
@@ -147,9 +150,7 @@ int campaign_merge(const char *out, const char *const *inputs, int n, int force,
 		json_object_del(merged, "shard");
 		char p[PATH_MAX];
 		snprintf(p, sizeof p, "%s/campaign.json", out);
-		char *t = json_dumps(merged, JSON_INDENT(2) | JSON_SORT_KEYS);
-		r = atomic_write(p, t, strlen(t), err);
-		free(t);
+		r = json_file_write(p, merged, err);
 	}
 	if (r == 0)
 		r = steps_report(out, err);

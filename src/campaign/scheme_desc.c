@@ -2,6 +2,7 @@
 #include "config.h"
 #include "campaign/scheme_desc.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 #include "instance/builder.h"
 
 #include <jansson.h>
@@ -32,20 +33,19 @@ static int copy_str(pq_error *err, const char *path, const char *where, json_t *
 	return 0;
 }
 
-static int resolve(const char *dir, const char *rel, char *out, size_t len)
+static int resolve(const char *dir, const char *rel, char *out, size_t len, pq_error *err)
 {
 	if (!rel[0]) {
 		out[0] = '\0';
 		return 0;
 	}
 	char tmp[PATH_MAX * 2];
-	if (rel[0] == '/')
-		snprintf(tmp, sizeof tmp, "%s", rel);
-	else
-		snprintf(tmp, sizeof tmp, "%s/%s", dir, rel);
+	int r = rel[0] == '/' ? path_fmt(tmp, sizeof tmp, err, "%s", rel)
+	                      : path_fmt(tmp, sizeof tmp, err, "%s/%s", dir, rel);
+	if (r < 0)
+		return r;
 	char real[PATH_MAX];
-	snprintf(out, len, "%s", realpath(tmp, real) ? real : tmp);
-	return 0;
+	return path_fmt(out, len, err, "%s", realpath(tmp, real) ? real : tmp);
 }
 
 static int string_list(pq_error *err, const char *path, const char *where, json_t *arr, char **out, int max,
@@ -118,9 +118,10 @@ static int parse_instance(json_t *o, int idx, const char *path, const char *dir,
 	if (slow && !json_is_boolean(slow))
 		return pq_fail(err, PQ_EINPUT, "%s: %s.slow must be true or false", path, w);
 	in->slow = slow && json_is_true(slow);
-	resolve(dir, tree, in->tree, sizeof in->tree);
-	resolve(dir, vec, in->vectors, sizeof in->vectors);
-	resolve(dir, man, in->manifest, sizeof in->manifest);
+	if ((r = resolve(dir, tree, in->tree, sizeof in->tree, err)) < 0 ||
+	    (r = resolve(dir, vec, in->vectors, sizeof in->vectors, err)) < 0 ||
+	    (r = resolve(dir, man, in->manifest, sizeof in->manifest, err)) < 0)
+		return r;
 	struct stat sb;
 	if (stat(in->tree, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		return pq_fail(err, PQ_EINPUT, "%s: %s.tree: %s is not a directory", path, w, in->tree);

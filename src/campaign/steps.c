@@ -6,6 +6,7 @@
 #include "report/compare.h"
 #include "report/record_set.h"
 #include "core/atomic_file.h"
+#include "core/json_file.h"
 #include "profile/analysis.h"
 #include "profile/groups.h"
 #include "profile/profile_run.h"
@@ -32,22 +33,6 @@ void steps_add_elf_sizes(json_t *record, const char *lib)
 	elf_size_free(&es);
 }
 
-static void empty_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		unlink(p);
-	}
-	closedir(d);
-}
-
 void steps_forget(const char *dir)
 {
 	static const char *const subs[] = { "lib", "build", "kat", "records", "memory", "sizes", "profile",
@@ -55,7 +40,7 @@ void steps_forget(const char *dir)
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
-		empty_dir(p);
+		remove_dir_files(p);
 	}
 	char p[PATH_MAX];
 	snprintf(p, sizeof p, "%s/campaign.json", dir);
@@ -119,10 +104,9 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 		rel_path(rec, "flamegraph", dir);
 		rel_path(rec, "folded", dir);
 	}
-	char *t = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (t)
-		atomic_write(recp, t, strlen(t), NULL);
-	free(t);
+	int w = json_file_write(recp, rec, NULL);
+	if (r == 0 && w < 0)
+		r = w;
 	json_decref(rec);
 	groups_free(gs);
 	return r;

@@ -103,7 +103,7 @@ int cmd_bench(int argc, char **argv)
 			cmd_record_path(path, sizeof path, records, json_string_value(json_object_get(desc, "name")),
 			                pq_op_name(ops[i]), ".json");
 			pq_error werr = { 0 };
-			if (cmd_write_json(path, rec, &werr) < 0)
+			if (json_file_write(path, rec, &werr) < 0)
 				fprintf(stderr, "pqprof bench: %s\n", werr.msg);
 		}
 		if (r < 0) {

@@ -40,37 +40,12 @@ char *cmd_join_argv(const char *prog, int argc, char **argv)
 	return s;
 }
 
-void cmd_safe_name(char *buf, size_t len, const char *name)
-{
-	size_t k = 0;
-	for (const char *c = name ? name : "unnamed"; *c && k + 1 < len; c++) {
-		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		         *c == '-' || *c == '_' || *c == '.' || *c == '+';
-		buf[k++] = ok ? *c : '_';
-	}
-	buf[k] = '\0';
-	if (k == 0 || strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0)
-		snprintf(buf, len, "unnamed");
-}
-
 void cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
                      const char *ext)
 {
 	char safe[256];
-	cmd_safe_name(safe, sizeof safe, instance);
+	safe_name(safe, sizeof safe, instance);
 	snprintf(buf, len, "%s/%s__%s%s", dir, safe, op, ext);
-}
-
-int cmd_write_json(const char *path, json_t *obj, pq_error *err)
-{
-	char *text = json_dumps(obj, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!text)
-		return pq_fail(err, PQ_ENOMEM, "%s: cannot serialise record", path);
-	size_t n = strlen(text);
-	text[n] = '\n';
-	int r = atomic_write(path, text, n + 1, err);
-	free(text);
-	return r;
 }
 
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,

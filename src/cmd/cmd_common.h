@@ -7,7 +7,9 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include "core/json_file.h"
 #include "core/pq_error.h"
+#include "core/safe_name.h"
 
 /* "pqprof bench lib.so --op sign", shell-quoted where needed; caller frees. */
 char *cmd_join_argv(const char *prog, int argc, char **argv);
@@ -15,9 +17,6 @@ char *cmd_join_argv(const char *prog, int argc, char **argv);
 /* DIR/<instance>__<op><ext>, with the instance name made file-safe. */
 void cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
                      const char *ext);
-
-/* Make a name safe as a file name component. */
-void cmd_safe_name(char *buf, size_t len, const char *name);
 
 /*
  * Parse a command's options the same way for every command: on -h print
@@ -28,8 +27,5 @@ void cmd_safe_name(char *buf, size_t len, const char *name);
 struct option_spec;
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
               const char **pos, int max_pos, int *status);
-
-/* Write JSON (indented, sorted keys) atomically. */
-int cmd_write_json(const char *path, json_t *obj, pq_error *err);
 
 #endif

@@ -53,7 +53,7 @@ int cmd_kat(int argc, char **argv)
 		}
 		char base[256];
 		const char *slash = strrchr(pos[0], '/');
-		cmd_safe_name(base, sizeof base, name ? name : slash ? slash + 1 : pos[0]);
+		safe_name(base, sizeof base, name ? name : slash ? slash + 1 : pos[0]);
 		snprintf(log, sizeof log, "%s/%s.kat.log", dir, base);
 		snprintf(rec, sizeof rec, "%s/%s.kat.json", dir, base);
 	}

@@ -89,7 +89,9 @@ int cmd_mem(int argc, char **argv)
 		if (dir && *dir) {
 			char path[4096];
 			cmd_record_path(path, sizeof path, dir, name, pq_op_name(ops[i]), ".mem.json");
-			cmd_write_json(path, rec, NULL);
+			pq_error werr = { 0 };
+			if (json_file_write(path, rec, &werr) < 0)
+				fprintf(stderr, "pqprof mem: %s\n", werr.msg);
 		}
 		if (r < 0) {
 			fprintf(stderr, "pqprof mem: %s: %s\n", pos[0], merr.msg);

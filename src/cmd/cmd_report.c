@@ -92,7 +92,7 @@ int report_trace(const char *cmd, const char *trace, const struct report_args *r
 		}
 		if (ra->record) {
 			json_t *out = json_array_size(all) == 1 ? json_array_get(all, 0) : all;
-			if (cmd_write_json(ra->record, out, &err) < 0)
+			if (json_file_write(ra->record, out, &err) < 0)
 				status = cmd_fail(cmd, &err);
 		}
 		if (fflush(stdout) != 0)

@@ -62,7 +62,8 @@ int cmd_sizes(int argc, char **argv)
 	if (dir && *dir && make_dirs(dir, &err) == 0) {
 		char path[4096];
 		cmd_record_path(path, sizeof path, dir, name, "sizes", ".json");
-		cmd_write_json(path, rec, NULL);
+		if (json_file_write(path, rec, &err) < 0)
+			fprintf(stderr, "pqprof sizes: %s\n", err.msg);
 	}
 	if (json) {
 		char *s = json_dumps(rec, JSON_INDENT(2));

@@ -1,7 +1,9 @@
 /* atomic_file: temp + fsync + rename writes; whole-file reads; mkdir -p. */
 #include "config.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -135,4 +137,20 @@ int make_dirs(const char *path, pq_error *err)
 		}
 	}
 	return 0;
+}
+
+void remove_dir_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char p[4096];
+		if (path_fmt(p, sizeof p, NULL, "%s/%s", dir, de->d_name) == 0)
+			unlink(p);
+	}
+	closedir(d);
 }

@@ -31,4 +31,8 @@ int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_er
 /* mkdir -p. */
 int make_dirs(const char *path, pq_error *err);
 
+/* Best effort: unlink every entry of dir (not recursive; subdirectories
+ * stay).  A missing dir is nothing to do. */
+void remove_dir_files(const char *dir);
+
 #endif

@@ -1,6 +1,13 @@
-# core: errors, options, atomic files.
+# core: errors, options, atomic files and the helpers every module shares.
 libpqprof_a_SOURCES += \
 	src/core/pq_error.c src/core/pq_error.h \
 	src/core/options.c src/core/options.h \
 	src/core/atomic_file.c src/core/atomic_file.h \
-	src/core/grow.c src/core/grow.h
+	src/core/grow.c src/core/grow.h \
+	src/core/json_file.c src/core/json_file.h \
+	src/core/safe_name.c src/core/safe_name.h \
+	src/core/ops.c src/core/ops.h \
+	src/core/digest.c src/core/digest.h \
+	src/core/xml_escape.c src/core/xml_escape.h \
+	src/core/fixed_str.c src/core/fixed_str.h \
+	src/core/sigsafe.c src/core/sigsafe.h

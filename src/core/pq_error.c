@@ -1,6 +1,7 @@
 /* pq_error: error values with messages; see pq_error.h. */
 #include "config.h"
 #include "core/pq_error.h"
+#include "core/fixed_str.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -50,7 +51,11 @@ void pq_error_prefix(pq_error *err, const char *fmt, ...)
 	vsnprintf(head, sizeof head, fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof old);
-	snprintf(err->msg, sizeof err->msg, "%s%s", head, old);
+	/* a message too long for msg is cut short: it is read, not parsed */
+	size_t h = strlen(head);
+	str_copy(err->msg, sizeof err->msg, head);
+	if (h + 1 < sizeof err->msg)
+		str_copy(err->msg + h, sizeof err->msg - h, old);
 }
 
 void pq_error_clear(pq_error *err)

@@ -1,6 +1,7 @@
 /* builder: compile a submission tree plus shim into an instance library. */
 #include "config.h"
 #include "instance/builder.h"
+#include "core/grow.h"
 #include "instance/shim.h"
 #include "core/atomic_file.h"
 
@@ -54,7 +55,7 @@ int split_words(const char *s, char ***words, int *n)
 {
 	*words = NULL;
 	*n = 0;
-	int cap = 0;
+	size_t cap = 0;
 	while (s && *s) {
 		while (*s == ' ' || *s == '\t' || *s == '\n')
 			s++;
@@ -73,13 +74,8 @@ int split_words(const char *s, char ***words, int *n)
 			s++;
 		}
 		buf[k] = '\0';
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nw = realloc(*words, (size_t)cap * sizeof *nw);
-			if (!nw)
-				return -1;
-			*words = nw;
-		}
+		if (pq_grow(words, &cap, (size_t)*n + 1, sizeof **words, 16) < 0)
+			return -1;
 		(*words)[(*n)++] = strdup(buf);
 	}
 	return 0;
@@ -95,15 +91,14 @@ void free_words(char **words, int n)
 /* A growable argv. */
 struct argv_buf {
 	char **v;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 static void av_push(struct argv_buf *a, const char *s)
 {
-	if (a->n + 2 > a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 32;
-		a->v = realloc(a->v, (size_t)a->cap * sizeof *a->v);
-	}
+	if (pq_grow(&a->v, &a->cap, (size_t)a->n + 2, sizeof *a->v, 32) < 0)
+		return;
 	a->v[a->n++] = strdup(s);
 	a->v[a->n] = NULL;
 }
@@ -249,18 +244,7 @@ static int run_units(struct argv_buf *cmds, char **logs, const char **names, int
 
 static void remove_tree(const char *dir)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		unlink(p);
-	}
-	closedir(d);
+	remove_dir_files(dir);
 	rmdir(dir);
 }
 

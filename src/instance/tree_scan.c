@@ -1,7 +1,9 @@
 /* tree_scan: classify a submission tree's files; see tree_scan.h. */
 #include "config.h"
 #include "instance/tree_scan.h"
+#include "core/grow.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -217,8 +219,8 @@ static int defines_drng_object(const char *s)
 
 struct scan_state {
 	struct tree_scan *ts;
-	int cap;
-	int inc_cap;
+	size_t cap;
+	size_t inc_cap;
 	pq_error *err;
 };
 
@@ -228,14 +230,8 @@ static int add_incdir(struct scan_state *st, const char *rel)
 	for (int i = 0; i < ts->nincdirs; i++)
 		if (strcmp(ts->incdirs[i], rel) == 0)
 			return 0;
-	if (ts->nincdirs == st->inc_cap) {
-		int nc = st->inc_cap ? st->inc_cap * 2 : 16;
-		char **ni = realloc(ts->incdirs, (size_t)nc * sizeof *ni);
-		if (!ni)
-			return pq_fail(st->err, PQ_ENOMEM, "out of memory");
-		ts->incdirs = ni;
-		st->inc_cap = nc;
-	}
+	if (pq_grow(&ts->incdirs, &st->inc_cap, (size_t)ts->nincdirs + 1, sizeof *ts->incdirs, 16) < 0)
+		return pq_fail(st->err, PQ_ENOMEM, "out of memory");
 	ts->incdirs[ts->nincdirs] = strdup(rel);
 	if (!ts->incdirs[ts->nincdirs])
 		return pq_fail(st->err, PQ_ENOMEM, "out of memory");
@@ -248,14 +244,8 @@ static int add_file(struct scan_state *st, const char *rel, int is_asm)
 	struct tree_scan *ts = st->ts;
 	if (ts->nfiles >= MAX_FILES)
 		return pq_fail(st->err, PQ_EINPUT, "%s: more than %d source files", ts->root, MAX_FILES);
-	if (ts->nfiles == st->cap) {
-		int nc = st->cap ? st->cap * 2 : 64;
-		struct tree_file *nf = realloc(ts->files, (size_t)nc * sizeof *nf);
-		if (!nf)
-			return pq_fail(st->err, PQ_ENOMEM, "out of memory");
-		ts->files = nf;
-		st->cap = nc;
-	}
+	if (pq_grow(&ts->files, &st->cap, (size_t)ts->nfiles + 1, sizeof *ts->files, 64) < 0)
+		return pq_fail(st->err, PQ_ENOMEM, "out of memory");
 	struct tree_file *f = &ts->files[ts->nfiles];
 	memset(f, 0, sizeof *f);
 	f->rel = strdup(rel);
@@ -291,25 +281,22 @@ static int cmp_names(const void *a, const void *b)
 static int walk(struct scan_state *st, const char *rel, int depth)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s%s%s", st->ts->root, rel[0] ? "/" : "", rel);
+	if (path_fmt(path, sizeof path, st->err, "%s%s%s", st->ts->root, rel[0] ? "/" : "", rel) < 0)
+		return -PQ_EINPUT;
 	DIR *d = opendir(path);
 	if (!d)
 		return pq_fail_errno(st->err, PQ_EINPUT, "%s: cannot read directory", path);
 	/* Sorted, so builds and listings do not depend on directory order. */
 	char **names = NULL;
-	int n = 0, cap = 0, r = 0;
+	int n = 0, r = 0;
+	size_t cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **nn = realloc(names, (size_t)cap * sizeof *nn);
-			if (!nn) {
-				r = pq_fail(st->err, PQ_ENOMEM, "out of memory");
-				break;
-			}
-			names = nn;
+		if (pq_grow(&names, &cap, (size_t)n + 1, sizeof *names, 64) < 0) {
+			r = pq_fail(st->err, PQ_ENOMEM, "out of memory");
+			break;
 		}
 		names[n++] = strdup(de->d_name);
 	}
@@ -319,8 +306,9 @@ static int walk(struct scan_state *st, const char *rel, int depth)
 	int has_header = 0;
 	for (int i = 0; i < n && r == 0; i++) {
 		char crel[PATH_MAX], cpath[PATH_MAX];
-		snprintf(crel, sizeof crel, "%s%s%s", rel, rel[0] ? "/" : "", names[i]);
-		snprintf(cpath, sizeof cpath, "%s/%s", st->ts->root, crel);
+		if ((r = path_fmt(crel, sizeof crel, st->err, "%s%s%s", rel, rel[0] ? "/" : "", names[i])) < 0 ||
+		    (r = path_fmt(cpath, sizeof cpath, st->err, "%s/%s", st->ts->root, crel)) < 0)
+			break;
 		struct stat sb;
 		if (stat(cpath, &sb) != 0)
 			continue; /* dangling link */
@@ -348,8 +336,7 @@ static int file_exists(const char *root, const char *rel)
 {
 	char p[PATH_MAX];
 	struct stat sb;
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+	return path_fmt(p, sizeof p, NULL, "%s/%s", root, rel) == 0 && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 /* Find a header by basename anywhere in the scanned include dirs. */
@@ -357,14 +344,11 @@ static int find_header(const struct tree_scan *ts, const char *base, char *out, 
 {
 	for (int i = 0; i < ts->nincdirs; i++) {
 		char rel[PATH_MAX];
-		if (strcmp(ts->incdirs[i], ".") == 0)
-			snprintf(rel, sizeof rel, "%s", base);
-		else
-			snprintf(rel, sizeof rel, "%s/%s", ts->incdirs[i], base);
-		if (file_exists(ts->root, rel)) {
-			snprintf(out, len, "%s", rel);
+		int r = strcmp(ts->incdirs[i], ".") == 0 ? path_fmt(rel, sizeof rel, NULL, "%s", base)
+		                                         : path_fmt(rel, sizeof rel, NULL, "%s/%s", ts->incdirs[i], base);
+		/* a header whose name does not fit the caller's buffer is not one it can use */
+		if (r == 0 && file_exists(ts->root, rel) && path_fmt(out, len, NULL, "%s", rel) == 0)
 			return 1;
-		}
 	}
 	return 0;
 }
@@ -409,8 +393,9 @@ static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 	snprintf(ts->header, sizeof ts->header, "%s", api);
 	char *text = NULL;
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/%s", ts->root, api);
-	int r = read_whole_file(p, &text, NULL, 1u << 20, err);
+	int r = path_fmt(p, sizeof p, err, "%s/%s", ts->root, api);
+	if (r == 0)
+		r = read_whole_file(p, &text, NULL, 1u << 20, err);
 	if (r < 0)
 		return r;
 	char *s = strip_comments(text);
@@ -444,8 +429,9 @@ static int classify(struct tree_scan *ts, pq_error *err)
 		if (!f->keep || f->is_asm)
 			continue;
 		char p[PATH_MAX], *text = NULL;
-		snprintf(p, sizeof p, "%s/%s", ts->root, f->rel);
-		r = read_whole_file(p, &text, NULL, MAX_SOURCE_BYTES, err);
+		r = path_fmt(p, sizeof p, err, "%s/%s", ts->root, f->rel);
+		if (r == 0)
+			r = read_whole_file(p, &text, NULL, MAX_SOURCE_BYTES, err);
 		if (r < 0)
 			break;
 		char *s = strip_comments(text);

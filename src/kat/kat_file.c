@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "kat/kat_file.h"
+#include "core/grow.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "core/atomic_file.h"
+#include "core/digest.h"
 
 enum field_type { FT_INT, FT_LEN, FT_HEX };  /* FT_LEN: decimal, may be blank */
 
@@ -255,14 +257,8 @@ void kat_file_free(struct kat_file *f)
 
 struct kat_record *kat_file_add_record(struct kat_file *f)
 {
-	if (f->nrecords == f->cap) {
-		size_t ncap = f->cap ? f->cap * 2 : 16;
-		struct kat_record *n = realloc(f->records, ncap * sizeof *n);
-		if (!n)
-			return NULL;
-		f->records = n;
-		f->cap = ncap;
-	}
+	if (pq_grow(&f->records, &f->cap, f->nrecords + 1, sizeof *f->records, 16) < 0)
+		return NULL;
 	struct kat_record *r = &f->records[f->nrecords++];
 	memset(r, 0, sizeof *r);
 	return r;
@@ -272,14 +268,8 @@ static struct kat_field *record_push(struct kat_record *r, const char *name)
 {
 	if (strlen(name) >= KAT_FIELD_NAME_MAX)
 		return NULL;
-	if (r->nfields == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 12;
-		struct kat_field *n = realloc(r->fields, ncap * sizeof *n);
-		if (!n)
-			return NULL;
-		r->fields = n;
-		r->cap = ncap;
-	}
+	if (pq_grow(&r->fields, &r->cap, r->nfields + 1, sizeof *r->fields, 12) < 0)
+		return NULL;
 	struct kat_field *fd = &r->fields[r->nfields++];
 	memset(fd, 0, sizeof *fd);
 	snprintf(fd->name, sizeof fd->name, "%s", name);
@@ -363,17 +353,6 @@ struct parser {
 	pq_error *err;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Show a possibly hostile byte in a message. */
 static void show_char(char c, char out[8])
 {
@@ -425,7 +404,7 @@ static int decode_value(struct parser *p, const struct field_spec *fs, const str
 	if (!b)
 		return pq_fail(p->err, PQ_ENOMEM, "%s:%ld: out of memory", p->path, ln->no);
 	for (size_t i = 0; i < vl; i += 2) {
-		int hi = hexval(v[i]), lo = hexval(v[i + 1]);
+		int hi = hex_value(v[i]), lo = hex_value(v[i + 1]);
 		if (hi < 0 || lo < 0) {
 			size_t at = hi < 0 ? i : i + 1;
 			char c[8];
@@ -620,23 +599,10 @@ struct outbuf {
 
 static void out_reserve(struct outbuf *o, size_t more)
 {
-	if (o->oom || o->len + more + 1 <= o->cap)
+	if (o->oom)
 		return;
-	size_t ncap = o->cap ? o->cap : 4096;
-	while (ncap < o->len + more + 1) {
-		if (ncap > SIZE_MAX / 2) {
-			o->oom = 1;
-			return;
-		}
-		ncap *= 2;
-	}
-	char *n = realloc(o->s, ncap);
-	if (!n) {
+	if (more > SIZE_MAX - 1 - o->len || pq_grow(&o->s, &o->cap, o->len + more + 1, 1, 4096) < 0)
 		o->oom = 1;
-		return;
-	}
-	o->s = n;
-	o->cap = ncap;
 }
 
 static void out_str(struct outbuf *o, const char *s, size_t n)

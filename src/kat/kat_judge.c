@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "kat/kat_engine.h"
+#include "core/digest.h"
 
 #include <stdio.h>
 
@@ -43,7 +44,7 @@ int kat_judge_manifest(const struct manifest_entry *e, const char *produced_text
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		manifest_hex(e->digest, want);
+		hex_encode(e->digest, 32, want);
 		out->verdict = KAT_MISMATCH;
 		out->record = -1;
 		out->field[0] = '\0';

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "kat/manifest.h"
+#include "core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,20 +12,11 @@
 #include <openssl/evp.h>
 
 #include "core/atomic_file.h"
+#include "core/digest.h"
 
 const char *manifest_mode_name(enum manifest_mode mode)
 {
 	return mode == MANIFEST_NOLEN ? "nolen" : "strict";
-}
-
-void manifest_hex(const uint8_t digest[32], char out[65])
-{
-	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = digits[digest[i] >> 4];
-		out[2 * i + 1] = digits[digest[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 /* ---- canonical text ------------------------------------------------------ */
@@ -102,16 +94,8 @@ struct text_ctx {
 static int text_sink(void *vctx, const char *s, size_t n)
 {
 	struct text_ctx *t = vctx;
-	if (t->len + n + 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap : 4096;
-		while (t->len + n + 2 > ncap)
-			ncap *= 2;
-		char *nb = realloc(t->s, ncap);
-		if (!nb)
-			return -PQ_ENOMEM;
-		t->s = nb;
-		t->cap = ncap;
-	}
+	if (pq_grow(&t->s, &t->cap, t->len + n + 2, 1, 4096) < 0)
+		return -PQ_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (s[i] != '\r')
 			t->s[t->len++] = s[i];
@@ -181,7 +165,7 @@ int manifest_verify_buffer(const struct manifest_entry *e, const char *buf, size
 	if (rc < 0)
 		return rc;
 	if (actual_hex)
-		manifest_hex(d, actual_hex);
+		hex_encode(d, 32, actual_hex);
 	return memcmp(d, e->digest, 32) == 0;
 }
 
@@ -210,17 +194,6 @@ void manifest_free(struct manifest *m)
 	}
 	free(m->entries);
 	memset(m, 0, sizeof *m);
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static size_t skip_blanks(const char *s, size_t i, size_t n)
@@ -279,7 +252,7 @@ static int parse_entry(const char *s, size_t n, const char *path, long no,
 		return pq_fail(err, PQ_EINPUT, "%s:%ld: expected a 64-digit sha256, found %zu characters",
 		               path, no, j);
 	for (size_t k = 0; k < 64; k += 2) {
-		int hi = hexval(s[k]), lo = hexval(s[k + 1]);
+		int hi = hex_value(s[k]), lo = hex_value(s[k + 1]);
 		if (hi < 0 || lo < 0)
 			return pq_fail(err, PQ_EINPUT, "%s:%ld: sha256 has a non-hex digit at %zu",
 			               path, no, hi < 0 ? k + 1 : k + 2);
@@ -353,15 +326,9 @@ int manifest_parse(const char *buf, size_t len, const char *path, struct manifes
 			             MANIFEST_MAX_ENTRIES);
 			break;
 		}
-		if (m->n == m->cap) {
-			size_t ncap = m->cap ? m->cap * 2 : 16;
-			struct manifest_entry *ne = realloc(m->entries, ncap * sizeof *ne);
-			if (!ne) {
-				rc = pq_fail(err, PQ_ENOMEM, "%s:%ld: out of memory", path, no);
-				break;
-			}
-			m->entries = ne;
-			m->cap = ncap;
+		if (pq_grow(&m->entries, &m->cap, m->n + 1, sizeof *m->entries, 16) < 0) {
+			rc = pq_fail(err, PQ_ENOMEM, "%s:%ld: out of memory", path, no);
+			break;
 		}
 		struct manifest_entry *e = &m->entries[m->n];
 		memset(e, 0, sizeof *e);
@@ -422,7 +389,7 @@ int manifest_format_line(const uint8_t digest[32], enum manifest_mode mode, size
 		return pq_fail(err, PQ_EINPUT, "manifest line: bad label or file name '%s/%s'",
 		               label ? label : "", file ? file : "");
 	char hex[65], count[32] = "";
-	manifest_hex(digest, hex);
+	hex_encode(digest, 32, hex);
 	if (records)
 		snprintf(count, sizeof count, ":%zu", records);
 	int n = snprintf(out, outsz, "%s %s%s %s/%s\n", hex, manifest_mode_name(mode), count,

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/digest.h"
 #include "core/pq_error.h"
 
 enum manifest_mode { MANIFEST_STRICT = 0, MANIFEST_NOLEN = 1 };
@@ -78,8 +79,5 @@ int manifest_verify_file(const struct manifest_entry *e, const char *path,
 int manifest_format_line(const uint8_t digest[32], enum manifest_mode mode, size_t records,
                          const char *label, const char *file, char *out, size_t outsz,
                          pq_error *err);
-
-/* Hex of a digest, 64 characters + NUL. */
-void manifest_hex(const uint8_t digest[32], char out[65]);
 
 #endif

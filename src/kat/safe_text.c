@@ -1,6 +1,7 @@
 /* safe_text: async-signal-safe text building; see safe_text.h. */
 #include "config.h"
 #include "kat/safe_text.h"
+#include "core/sigsafe.h"
 
 void sb_str(struct sbuf *s, const char *t)
 {
@@ -13,15 +14,7 @@ void sb_str(struct sbuf *s, const char *t)
 
 void sb_num(struct sbuf *s, unsigned long long v)
 {
-	char d[24];
-	int i = 0;
-	do {
-		d[i++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	char out[24];
-	for (int k = 0; k < i; k++)
-		out[k] = d[i - 1 - k];
-	out[i] = '\0';
+	*u64_dec(out, v) = '\0';
 	sb_str(s, out);
 }

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "measure/counter.h"
 #include "measure/stats.h"
+#include "core/fixed_str.h"
 
 #include <errno.h>
 #include <math.h>
@@ -82,21 +83,11 @@ void counter_perf_failure_reason(int e, const struct perf_event_attr *attr, char
 	}
 }
 
-/* Copy src into dst[cap], cutting it short if it does not fit. */
-static void copy_trunc(char *dst, size_t cap, const char *src)
-{
-	size_t n = strlen(src);
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 static void add_reason(counter_set *cs, const char *msg)
 {
 	if (cs->nreasons >= COUNTER_MAX_REASONS)
 		return;
-	copy_trunc(cs->reasons[cs->nreasons++], COUNTER_REASON_LEN, msg);
+	str_copy(cs->reasons[cs->nreasons++], COUNTER_REASON_LEN, msg);
 }
 
 /* Split "a, b,c" into names; returns the count or a negative error. */

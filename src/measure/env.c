@@ -5,6 +5,7 @@
 #include "config.h"
 #include "measure/env.h"
 #include "measure/counter.h"
+#include "core/fixed_str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,19 +34,9 @@
 
 /* ---- small readers ---- */
 
-/* Copy src into dst[cap], cutting it short if it does not fit. */
-static void copy_trunc(char *dst, size_t cap, const char *src)
-{
-	size_t n = strlen(src);
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 static void set_str(char *dst, const char *src)
 {
-	copy_trunc(dst, ENV_STR, src && *src ? src : UNKNOWN);
+	str_copy(dst, ENV_STR, src && *src ? src : UNKNOWN);
 }
 
 static void trim(char *s)
@@ -211,7 +202,7 @@ static int tool_version(const char *cmd, char *buf, size_t len)
 	trim(out);
 	if (!out[0])
 		return -1;
-	copy_trunc(buf, len, out);
+	str_copy(buf, len, out);
 	return 0;
 }
 

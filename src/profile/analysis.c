@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "profile/analysis.h"
+#include "core/digest.h"
 #include "core/grow.h"
 
 #include "profile/symbolizer.h"
@@ -270,9 +271,8 @@ static void register_module(struct analysis *a, struct symbolizer *sym, const st
 	pq_error e = { 0 };
 	if (symbolizer_add_module(sym, m->path, m->start, m->start + m->len, m->pgoff,
 	                          m->idlen ? m->id : NULL, m->idlen, &e) < 0) {
-		char hex[2 * TRACE_MAX_BUILD_ID + 1] = "";
-		for (size_t i = 0; i < m->idlen; i++)
-			snprintf(hex + 2 * i, 3, "%02x", m->id[i]);
+		char hex[2 * TRACE_MAX_BUILD_ID + 1];
+		hex_encode(m->id, m->idlen < TRACE_MAX_BUILD_ID ? m->idlen : TRACE_MAX_BUILD_ID, hex);
 		char msg[1400];
 		snprintf(msg, sizeof msg, "%s (build id %s): %s; its addresses are shown as [lib+offset]",
 		         m->path, m->idlen ? hex : "none recorded", e.msg);

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "profile/groups.h"
+#include "core/grow.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -14,7 +15,7 @@
 struct group {
 	char *name;
 	char **globs;
-	size_t nglobs;
+	size_t nglobs, cap_globs;
 };
 
 struct group_set {
@@ -56,15 +57,9 @@ static struct group *find_or_add(struct group_set *gs, const char *name, pq_erro
 	for (size_t i = 0; i < gs->n; i++)
 		if (!strcmp(gs->g[i].name, name))
 			return &gs->g[i];
-	if (gs->n == gs->cap) {
-		size_t nc = gs->cap ? gs->cap * 2 : 8;
-		struct group *g = realloc(gs->g, nc * sizeof *g);
-		if (!g) {
-			pq_fail(err, PQ_ENOMEM, "groups: out of memory");
-			return NULL;
-		}
-		gs->g = g;
-		gs->cap = nc;
+	if (pq_grow(&gs->g, &gs->cap, gs->n + 1, sizeof *gs->g, 8) < 0) {
+		pq_fail(err, PQ_ENOMEM, "groups: out of memory");
+		return NULL;
 	}
 	struct group *g = &gs->g[gs->n];
 	memset(g, 0, sizeof *g);
@@ -90,10 +85,8 @@ int groups_add(struct group_set *gs, const char *name, const char *glob, pq_erro
 	for (size_t j = 0; j < g->nglobs; j++)
 		if (!strcmp(g->globs[j], glob))
 			return 0;
-	char **ng = realloc(g->globs, (g->nglobs + 1) * sizeof *ng);
-	if (!ng)
+	if (pq_grow(&g->globs, &g->cap_globs, g->nglobs + 1, sizeof *g->globs, 8) < 0)
 		return pq_fail(err, PQ_ENOMEM, "groups: out of memory");
-	g->globs = ng;
 	g->globs[g->nglobs] = strdup(glob);
 	if (!g->globs[g->nglobs])
 		return pq_fail(err, PQ_ENOMEM, "groups: out of memory");

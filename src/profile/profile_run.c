@@ -5,7 +5,9 @@
  */
 #include "config.h"
 #include "profile/profile_run.h"
+#include "core/grow.h"
 
+#include "core/digest.h"
 #include "profile/sampler.h"
 #include "profile/unwind.h"
 #include "supervise/bench.h"
@@ -70,8 +72,8 @@ int profile_read_build_id(const char *path, unsigned char *raw, char *hex, size_
 			const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
 			if (raw)
 				memcpy(raw, id, nh.n_descsz);
-			for (size_t i = 0; hex && i < nh.n_descsz && 2 * i + 2 < hexlen; i++)
-				snprintf(hex + 2 * i, 3, "%02x", id[i]);
+			if (hex && hexlen)
+				hex_encode(id, nh.n_descsz < (hexlen - 1) / 2 ? nh.n_descsz : (hexlen - 1) / 2, hex);
 			found = (int)nh.n_descsz;
 			break;
 		}
@@ -98,14 +100,8 @@ static const struct build_id_entry *build_id_lookup(struct build_id_cache *c, co
 	for (size_t i = 0; i < c->n; i++)
 		if (strcmp(c->e[i].path, path) == 0)
 			return &c->e[i];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 16;
-		struct build_id_entry *ne = realloc(c->e, cap * sizeof *ne);
-		if (!ne)
-			return NULL;
-		c->e = ne;
-		c->cap = cap;
-	}
+	if (pq_grow(&c->e, &c->cap, c->n + 1, sizeof *c->e, 16) < 0)
+		return NULL;
 	struct build_id_entry *b = &c->e[c->n];
 	if (!(b->path = strdup(path)))
 		return NULL;
@@ -124,9 +120,8 @@ static void build_id_cache_free(struct build_id_cache *c)
 
 static json_t *hex_json(const unsigned char *id, size_t n)
 {
-	char hex[2 * TRACE_MAX_BUILD_ID + 1] = "";
-	for (size_t i = 0; i < n && i < TRACE_MAX_BUILD_ID; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	char hex[2 * TRACE_MAX_BUILD_ID + 1];
+	hex_encode(id, n < TRACE_MAX_BUILD_ID ? n : TRACE_MAX_BUILD_ID, hex);
 	return json_string(hex);
 }
 
@@ -202,14 +197,8 @@ static void on_mmap(void *user, const struct sampler_mmap *m)
 		write_mmap(r, m->start, m->len, m->pgoff, m->build_id, m->build_id_size, m->filename);
 		return;
 	}
-	if (r->npend == r->cappend) {
-		size_t cap = r->cappend ? 2 * r->cappend : 32;
-		struct pending_mmap *np = realloc(r->pend, cap * sizeof *np);
-		if (!np)
-			return;
-		r->pend = np;
-		r->cappend = cap;
-	}
+	if (pq_grow(&r->pend, &r->cappend, r->npend + 1, sizeof *r->pend, 32) < 0)
+		return;
 	struct pending_mmap *p = &r->pend[r->npend];
 	p->start = m->start;
 	p->len = m->len;
@@ -619,9 +608,11 @@ static json_t *groups_json(const struct group_set *gs)
 static json_t *header_base(const struct profile_opts *o, const char *requested_cg,
                            const char *lib_real, json_t *desc, json_t *calls)
 {
-	char seed[2 * SEED_BYTES + 1];
+	unsigned char seed_bytes[SEED_BYTES];
 	for (int i = 0; i < SEED_BYTES; i++)
-		snprintf(seed + 2 * i, 3, "%02x", i);
+		seed_bytes[i] = (unsigned char)i;
+	char seed[2 * SEED_BYTES + 1];
+	hex_encode(seed_bytes, SEED_BYTES, seed);
 	json_t *ops = json_array();
 	for (int i = 0; i < o->nops; i++)
 		json_array_append_new(ops, json_string(pq_op_name(o->ops[i])));

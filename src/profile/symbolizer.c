@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "profile/symbolizer.h"
+#include "core/grow.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -272,14 +273,8 @@ static struct mapping *remember_mapping(struct symbolizer *sym, const char *path
 		if (m->start == start && m->end == end && m->pgoff == pgoff && strcmp(m->path, path) == 0)
 			return m;
 	}
-	if (sym->nmaps == sym->capmaps) {
-		size_t cap = sym->capmaps ? sym->capmaps * 2 : 16;
-		struct mapping *maps = realloc(sym->maps, cap * sizeof *maps);
-		if (!maps)
-			return NULL;
-		sym->maps = maps;
-		sym->capmaps = cap;
-	}
+	if (pq_grow(&sym->maps, &sym->capmaps, sym->nmaps + 1, sizeof *sym->maps, 16) < 0)
+		return NULL;
 	struct mapping *m = &sym->maps[sym->nmaps];
 	m->start = start;
 	m->end = end;
@@ -387,14 +382,8 @@ static struct module *find_module(struct symbolizer *sym, const char *path, uint
 static int report_module(struct symbolizer *sym, struct mapping *map, uint64_t bias,
 			 struct module **out, pq_error *err)
 {
-	if (sym->nmods == sym->capmods) {
-		size_t cap = sym->capmods ? sym->capmods * 2 : 8;
-		struct module **mods = realloc(sym->mods, cap * sizeof *mods);
-		if (!mods)
-			return pq_fail(err, PQ_ENOMEM, "%s: out of memory", map->path);
-		sym->mods = mods;
-		sym->capmods = cap;
-	}
+	if (pq_grow(&sym->mods, &sym->capmods, sym->nmods + 1, sizeof *sym->mods, 8) < 0)
+		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", map->path);
 	struct module *mod = calloc(1, sizeof *mod);
 	if (!mod)
 		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", map->path);
@@ -644,13 +633,9 @@ static void load_cu_ranges(struct module *mod)
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
-			if (mod->ncus == cap) {
-				cap = cap ? cap * 2 : 64;
-				struct cu_range *r = realloc(mod->cus, cap * sizeof *r);
-				if (!r)
-					goto done;   /* keep what we have: lookups degrade, not fail */
-				mod->cus = r;
-			}
+			/* On failure keep what we have: lookups degrade, not fail. */
+			if (pq_grow(&mod->cus, &cap, mod->ncus + 1, sizeof *mod->cus, 64) < 0)
+				goto done;
 			mod->cus[mod->ncus++] = (struct cu_range){ lo, hi, cu };
 		}
 	}

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "profile/unwind.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,14 +177,8 @@ void unwinder_free(struct unwinder *u)
 int unwinder_add_module(struct unwinder *u, const char *path, uint64_t start, uint64_t len,
                         uint64_t pgoff, pq_error *err)
 {
-	if (u->nmaps == u->cap) {
-		size_t nc = u->cap ? u->cap * 2 : 16;
-		struct mapping *m = realloc(u->maps, nc * sizeof *m);
-		if (!m)
-			return pq_fail(err, PQ_ENOMEM, "unwind: out of memory");
-		u->maps = m;
-		u->cap = nc;
-	}
+	if (pq_grow(&u->maps, &u->cap, u->nmaps + 1, sizeof *u->maps, 16) < 0)
+		return pq_fail(err, PQ_ENOMEM, "unwind: out of memory");
 	struct mapping *m = &u->maps[u->nmaps];
 	m->path = strdup(path);
 	if (!m->path)

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "profile/uprobe_count.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,14 +72,8 @@ static int add_target(struct uprobe_targets *out, size_t *cap, const char *name,
 	for (size_t i = 0; i < out->n; i++)
 		if (out->t[i].offset == off)
 			return 0; /* alias of a function already probed */
-	if (out->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct uprobe_target *t = realloc(out->t, nc * sizeof *t);
-		if (!t)
-			return -1;
-		out->t = t;
-		*cap = nc;
-	}
+	if (pq_grow(&out->t, &*cap, out->n + 1, sizeof *out->t, 16) < 0)
+		return -1;
 	out->t[out->n].name = strdup(name);
 	if (!out->t[out->n].name)
 		return -1;

@@ -14,6 +14,16 @@
 #define AXIS 46
 #define RIGHT 96
 
+/* One vertical grid line at x with its value t under the axis. */
+static void grid_tick(FILE *out, double x, int axis_y, double t)
+{
+	char lab[32];
+	fmt_count(lab, sizeof lab, t);
+	fprintf(out, "<line class=\"grid\" stroke=\"#e3e3e3\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+	        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+	        x, TOP, x, axis_y, x, axis_y + 14, lab);
+}
+
 static void value_range(const struct rd_chart *c, double *mn, double *mx)
 {
 	*mn = INFINITY;
@@ -93,28 +103,18 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
                           : left + ((v) - lo) / (hi - lo) * plotw)
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" height=\"%d\" "
 	        "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"", WIDTH, height, WIDTH, height);
-	esc_html(out, c->title);
+	xml_escape(out, c->title);
 	fputs("\">\n", out);
 	int axis_y = TOP + (int)c->n * ROW;
 	/* ticks and grid */
 	if (logscale) {
 		for (double t = lo; t <= hi * 1.0001; t *= 10) {
-			double x = XPOS(t);
-			char lab[32];
-			fmt_count(lab, sizeof lab, t);
-			fprintf(out, "<line class=\"grid\" stroke=\"#e3e3e3\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-			        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			        x, TOP, x, axis_y, x, axis_y + 14, lab);
+			grid_tick(out, XPOS(t), axis_y, t);
 		}
 	} else {
 		double step = nice_step(hi);
 		for (double t = lo; t <= hi * 1.0001; t += step) {
-			double x = XPOS(t);
-			char lab[32];
-			fmt_count(lab, sizeof lab, t);
-			fprintf(out, "<line class=\"grid\" stroke=\"#e3e3e3\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-			        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			        x, TOP, x, axis_y, x, axis_y + 14, lab);
+			grid_tick(out, XPOS(t), axis_y, t);
 		}
 	}
 	fprintf(out, "<line class=\"axis\" stroke=\"#888\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left, axis_y,
@@ -124,7 +124,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 		int y = TOP + (int)i * ROW;
 		fputs("<g>", out);
 		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + BAR - 2);
-		esc_html(out, c->labels[i]);
+		xml_escape(out, c->labels[i]);
 		fputs("</text>", out);
 		if (isfinite(v) && v > 0) {
 			double sv = shown(c, v), x = XPOS(sv < lo ? lo : sv);
@@ -132,7 +132,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 			value_label(c, sv, lab, sizeof lab);
 			fprintf(out, "<rect class=\"bar\" fill=\"#4878b0\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>", left,
 			        y + 2, x - left < 1 ? 1 : x - left, BAR);
-			esc_html(out, c->labels[i]);
+			xml_escape(out, c->labels[i]);
 			fprintf(out, ": %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>", lab,
 			        (x - left < 1 ? left + 1 : x) + 4, y + BAR - 2, lab);
 		}
@@ -140,7 +140,7 @@ void chart_bar_svg(FILE *out, const struct rd_chart *c)
 	}
 	fprintf(out, "<text class=\"caption\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", left + plotw / 2,
 	        axis_y + 36);
-	esc_html(out, c->axis);
+	xml_escape(out, c->axis);
 	fprintf(out, "%s</text>\n</svg>\n", logscale ? " (log scale)" : "");
 #undef XPOS
 }

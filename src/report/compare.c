@@ -5,6 +5,7 @@
 #include "report/report.h"
 #include "report/units.h"
 #include "core/atomic_file.h"
+#include "core/json_file.h"
 #include "measure/stats.h"
 #include "trace/flamegraph.h"
 #include "trace/folded.h"
@@ -513,11 +514,6 @@ int compare_write(const json_t *result, const char *out_dir, pq_error *err)
 	rdoc_free(&doc);
 	if (r < 0)
 		return r;
-	char *text = json_dumps(result, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!text)
-		return pq_fail(err, PQ_ENOMEM, "out of memory");
 	snprintf(path, sizeof path, "%s/compare.json", out_dir);
-	r = atomic_write(path, text, strlen(text), err);
-	free(text);
-	return r;
+	return json_file_write(path, result, err);
 }

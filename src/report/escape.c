@@ -4,24 +4,6 @@
 
 #include <string.h>
 
-void esc_html(FILE *out, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default:
-			if (*p < 0x20 && *p != '\n' && *p != '\t')
-				fputc(' ', out);
-			else
-				fputc(*p, out);
-		}
-	}
-}
-
 void esc_md(FILE *out, const char *s, int in_table)
 {
 	for (const char *p = s ? s : ""; *p; p++) {

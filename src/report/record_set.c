@@ -1,12 +1,14 @@
 /* record_set: load a campaign or plain records directory; see record_set.h. */
 #include "config.h"
 #include "report/record_set.h"
+#include "core/grow.h"
 #include "report/jpath.h"
 #include "core/atomic_file.h"
+#include "core/digest.h"
+#include "core/safe_name.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,58 +16,6 @@
 
 /* Records with every per-call value can be large; anything beyond this is not a record. */
 #define RS_MAX_RECORD_BYTES (512u << 20)
-
-static const char *const op_order[RS_MAX_OPS] = { "keygen", "sign", "verify", "enc", "dec" };
-
-static int op_index(const char *op)
-{
-	for (int i = 0; i < RS_MAX_OPS; i++)
-		if (op && strcmp(op, op_order[i]) == 0)
-			return i;
-	return -1;
-}
-
-void rs_safe_name(char *buf, size_t len, const char *name)
-{
-	size_t k = 0;
-	for (const char *c = name ? name : ""; *c && k + 1 < len; c++) {
-		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		         *c == '-' || *c == '_' || *c == '.' || *c == '+';
-		buf[k++] = ok ? *c : '_';
-	}
-	buf[k] = '\0';
-	if (k == 0 || buf[0] == '.')
-		snprintf(buf, len, "unnamed");
-}
-
-int rs_sha256_file(const char *path, char hex[65], pq_error *err)
-{
-	hex[0] = '\0';
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		fclose(fp);
-		return pq_fail(err, PQ_EINTERNAL, "%s: cannot start SHA-256", path);
-	}
-	unsigned char buf[65536];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
-		EVP_DigestUpdate(ctx, buf, got);
-	int bad = ferror(fp);
-	fclose(fp);
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-	EVP_DigestFinal_ex(ctx, md, &mdlen);
-	EVP_MD_CTX_free(ctx);
-	if (bad)
-		return pq_fail_errno(err, PQ_EIO, "%s: read failed", path);
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return 0;
-}
 
 /* 1 when dir/rel is a regular file, 0 when absent, < 0 when it is something else. */
 static int file_present(const char *dir, const char *rel, pq_error *err)
@@ -123,10 +73,8 @@ static int add_evidence(struct record_set *rs, const char *instance, const char 
 {
 	if (!rel[0])
 		return 0;
-	struct rs_evidence *nev = realloc(rs->ev, (rs->nev + 1) * sizeof *nev);
-	if (!nev)
+	if (pq_grow(&rs->ev, &rs->cap_ev, rs->nev + 1, sizeof *rs->ev, 16) < 0)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
-	rs->ev = nev;
 	struct rs_evidence *e = &rs->ev[rs->nev];
 	memset(e, 0, sizeof *e);
 	snprintf(e->instance, sizeof e->instance, "%s", instance);
@@ -134,7 +82,7 @@ static int add_evidence(struct record_set *rs, const char *instance, const char 
 	snprintf(e->file, sizeof e->file, "%s", rel);
 	char path[4096 + RS_PATH + 2];
 	snprintf(path, sizeof path, "%s/%s", rs->dir, rel);
-	int r = rs_sha256_file(path, e->sha256, err);
+	int r = sha256_file_hex(path, e->sha256, err);
 	if (r < 0)
 		return r;
 	rs->nev++;
@@ -174,12 +122,12 @@ static int build_evidence(struct record_set *rs, pq_error *err)
 /* The op slot of inst, created in canonical order when missing. */
 static struct rs_op *op_slot(struct rs_instance *in, const char *op)
 {
-	int want = op_index(op);
+	int want = pq_op_parse(op);
 	if (want < 0)
 		return NULL;
 	int pos = 0;
 	for (; pos < in->nops; pos++) {
-		int have = op_index(in->ops[pos].op);
+		int have = pq_op_parse(in->ops[pos].op);
 		if (have == want)
 			return &in->ops[pos];
 		if (have > want)
@@ -362,7 +310,7 @@ static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t i
 			expected = k == 0 || k == 3 || k == 4;
 		else if (kind)
 			expected = k <= 2;
-		if ((r = load_campaign_op(rs, in, op_order[k], expected, err)) < 0)
+		if ((r = load_campaign_op(rs, in, pq_op_name(k), expected, err)) < 0)
 			return r;
 	}
 	pick_descriptor(in);
@@ -381,6 +329,7 @@ static int load_campaign(struct record_set *rs, pq_error *err)
 	rs->inst = calloc(n ? n : 1, sizeof *rs->inst);
 	if (!rs->inst)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	rs->cap_inst = n ? n : 1;
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(list, i);
 		const char *label = jp_str(e, "label", NULL);
@@ -401,19 +350,17 @@ static struct rs_instance *plain_instance(struct record_set *rs, const char *nam
 	for (size_t i = 0; i < rs->ninst; i++)
 		if (strcmp(rs->inst[i].name, name) == 0 && strcmp(rs->inst[i].profile, profile) == 0)
 			return &rs->inst[i];
-	struct rs_instance *ni = realloc(rs->inst, (rs->ninst + 1) * sizeof *ni);
-	if (!ni) {
+	if (pq_grow(&rs->inst, &rs->cap_inst, rs->ninst + 1, sizeof *rs->inst, 8) < 0) {
 		pq_fail(err, PQ_ENOMEM, "out of memory");
 		return NULL;
 	}
-	rs->inst = ni;
 	struct rs_instance *in = &rs->inst[rs->ninst++];
 	memset(in, 0, sizeof *in);
 	snprintf(in->name, sizeof in->name, "%s", name);
 	snprintf(in->profile, sizeof in->profile, "%s", profile);
 	char a[RS_NAME], b[RS_NAME];
-	rs_safe_name(a, sizeof a, name);
-	rs_safe_name(b, sizeof b, profile);
+	safe_name(a, sizeof a, name);
+	safe_name(b, sizeof b, profile);
 	if (profile[0])
 		snprintf(in->label, sizeof in->label, "%.120s__%.120s", a, b);
 	else

@@ -22,11 +22,12 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "core/ops.h"
 #include "core/pq_error.h"
 
 #define RS_NAME 256
 #define RS_PATH 1024
-#define RS_MAX_OPS 5   /* keygen sign verify enc dec */
+#define RS_MAX_OPS PQ_OP_COUNT   /* in core/ops.h order */
 
 /* One operation of one instance; any part may be missing. */
 struct rs_op {
@@ -74,9 +75,9 @@ struct record_set {
 	json_t *campaign;           /* campaign.json, or NULL */
 	json_t *environment;        /* campaign environment, or the first record's */
 	struct rs_instance *inst;
-	size_t ninst;
+	size_t ninst, cap_inst;
 	struct rs_evidence *ev;
-	size_t nev;
+	size_t nev, cap_ev;
 };
 
 /* Load dir (a campaign directory or a plain records directory). */
@@ -94,11 +95,5 @@ const char *rs_step(const struct rs_instance *inst, const char *step);
  * it was not (other verdict, or no KAT record at all).
  */
 int rs_validated(const struct rs_instance *inst);
-
-/* sha256 of a file as 64 hex digits; -1 with err when unreadable. */
-int rs_sha256_file(const char *path, char hex[65], pq_error *err);
-
-/* Make name usable as one file name component (letters, digits, -_.+). */
-void rs_safe_name(char *buf, size_t len, const char *name);
 
 #endif

@@ -419,16 +419,15 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 		return;
 	/* One chart per operation, across instances. */
 	for (int opi = 0; opi < RS_MAX_OPS; opi++) {
-		static const char *const ops[] = { "keygen", "sign", "verify", "enc", "dec" };
 		struct rd_chart *c = NULL;
 		for (size_t i = 0; i < rs->ninst; i++) {
-			const struct rs_op *o = rs_find_op(&rs->inst[i], ops[opi]);
+			const struct rs_op *o = rs_find_op(&rs->inst[i], pq_op_name(opi));
 			double v = o && !rec_failed(o->bench) ? jp_num(o->bench, "summary.mean_units", NAN) : NAN;
 			if (!isfinite(v) || v <= 0)
 				continue;
 			if (!c) {
 				char title[128], axis[160];
-				snprintf(title, sizeof title, "%s: mean %s per call", ops[opi], unit);
+				snprintf(title, sizeof title, "%s: mean %s per call", pq_op_name(opi), unit);
 				snprintf(axis, sizeof axis, "mean %s per call", unit);
 				c = rdoc_chart(d, title, axis, 0);
 			}

@@ -1,6 +1,7 @@
 /* report_doc: the block model of a report; see report_doc.h. */
 #include "config.h"
 #include "report/report_doc.h"
+#include "core/grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,15 +32,9 @@ void rdoc_init(rdoc *d)
 
 static struct rd_block *push(rdoc *d, enum rd_kind kind)
 {
-	if (d->n == d->cap) {
-		size_t ncap = d->cap ? d->cap * 2 : 64;
-		struct rd_block *nb = realloc(d->b, ncap * sizeof *nb);
-		if (!nb) {
-			d->oom = 1;
-			return NULL;
-		}
-		d->b = nb;
-		d->cap = ncap;
+	if (pq_grow(&d->b, &d->cap, d->n + 1, sizeof *d->b, 64) < 0) {
+		d->oom = 1;
+		return NULL;
 	}
 	struct rd_block *b = &d->b[d->n++];
 	memset(b, 0, sizeof *b);
@@ -54,27 +49,32 @@ static char *checked(rdoc *d, char *s)
 	return s;
 }
 
+/* A new block whose text is formatted from fmt; NULL when out of memory. */
+static struct rd_block *push_text(rdoc *d, enum rd_kind kind, const char *fmt, va_list ap)
+{
+	struct rd_block *b = push(d, kind);
+	if (b)
+		b->text = checked(d, vdupf(fmt, ap));
+	return b;
+}
+
 void rdoc_heading(rdoc *d, int level, const char *id, const char *fmt, ...)
 {
-	struct rd_block *b = push(d, RD_HEADING);
-	if (!b)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	b->text = checked(d, vdupf(fmt, ap));
+	struct rd_block *b = push_text(d, RD_HEADING, fmt, ap);
 	va_end(ap);
+	if (!b)
+		return;
 	b->level = level;
 	b->id = checked(d, strdup(id ? id : ""));
 }
 
 void rdoc_para(rdoc *d, const char *fmt, ...)
 {
-	struct rd_block *b = push(d, RD_PARA);
-	if (!b)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	b->text = checked(d, vdupf(fmt, ap));
+	push_text(d, RD_PARA, fmt, ap);
 	va_end(ap);
 }
 
@@ -90,12 +90,10 @@ void rdoc_item(rdoc *d, const char *fmt, ...)
 	if (d->oom)
 		return;
 	struct rd_block *b = &d->b[d->n - 1];
-	char **ni = realloc(b->items, (b->nitems + 1) * sizeof *ni);
-	if (!ni) {
+	if (pq_grow(&b->items, &b->cap_items, b->nitems + 1, sizeof *b->items, 8) < 0) {
 		d->oom = 1;
 		return;
 	}
-	b->items = ni;
 	va_list ap;
 	va_start(ap, fmt);
 	b->items[b->nitems] = checked(d, vdupf(fmt, ap));
@@ -129,15 +127,10 @@ void rd_row(rdoc *d, struct rd_table *t, const char *const *cells, unsigned code
 {
 	if (!t)
 		return;
-	if (t->nrows == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 16;
-		struct rd_cell *nc = realloc(t->cells, ncap * (size_t)t->ncols * sizeof *nc);
-		if (!nc) {
-			d->oom = 1;
-			return;
-		}
-		t->cells = nc;
-		t->cap = ncap;
+	/* one element of the growth is a whole row */
+	if (pq_grow(&t->cells, &t->cap, t->nrows + 1, (size_t)t->ncols * sizeof *t->cells, 16) < 0) {
+		d->oom = 1;
+		return;
 	}
 	struct rd_cell *row = &t->cells[t->nrows * (size_t)t->ncols];
 	for (int i = 0; i < t->ncols; i++) {
@@ -178,13 +171,13 @@ void rd_bar(rdoc *d, struct rd_chart *c, const char *label, double value)
 {
 	if (!c)
 		return;
-	char **nl = realloc(c->labels, (c->n + 1) * sizeof *nl);
-	if (nl)
-		c->labels = nl;
-	double *nv = realloc(c->values, (c->n + 1) * sizeof *nv);
-	if (nv)
-		c->values = nv;
-	if (!nl || !nv) {
+	/* labels and values share one capacity */
+	size_t lc = c->cap, vc = c->cap;
+	int bad = pq_grow(&c->labels, &lc, c->n + 1, sizeof *c->labels, 8) < 0 ||
+	          pq_grow(&c->values, &vc, c->n + 1, sizeof *c->values, 8) < 0;
+	if (!bad)
+		c->cap = lc;
+	if (bad) {
 		d->oom = 1;
 		return;
 	}

@@ -32,7 +32,7 @@ struct rd_chart {
 	char *title;
 	char *axis;               /* axis caption, with the unit */
 	int bytes;                /* values are bytes: label bars in KiB */
-	size_t n;
+	size_t n, cap;
 	char **labels;
 	double *values;
 };
@@ -43,7 +43,7 @@ struct rd_block {
 	char *text;               /* heading, paragraph; flame graph caption */
 	char *id;                 /* heading anchor, "" if none */
 	char **items;             /* list items */
-	size_t nitems;
+	size_t nitems, cap_items;
 	struct rd_table *table;
 	struct rd_chart *chart;
 	char *path;               /* flame graph: file relative to the report */

@@ -38,11 +38,11 @@ static void html_cell(FILE *f, const char *tag, const struct rd_cell *c)
 	fprintf(f, "<%s>", tag);
 	if (c->code)
 		fputs("<code>", f);
-	esc_html(f, c->text);
+	xml_escape(f, c->text);
 	if (c->code)
 		fputs("</code>", f);
 	if (c->suffix)
-		esc_html(f, c->suffix);
+		xml_escape(f, c->suffix);
 	fprintf(f, "</%s>", tag);
 }
 
@@ -51,7 +51,7 @@ static void html_table(FILE *f, const struct rd_table *t)
 	fputs("<table>\n<thead><tr>", f);
 	for (int i = 0; i < t->ncols; i++) {
 		fputs("<th>", f);
-		esc_html(f, t->headers[i]);
+		xml_escape(f, t->headers[i]);
 		fputs("</th>", f);
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
@@ -74,17 +74,17 @@ static void html_flame(FILE *f, const struct rd_block *b, const char *set_dir)
 	fputs("<figure class=\"flame\">\n", f);
 	if (ok) {
 		fputs("<iframe class=\"flame\" sandbox=\"allow-scripts\" title=\"", f);
-		esc_html(f, b->text);
+		xml_escape(f, b->text);
 		fputs("\" srcdoc=\"", f);
-		esc_html(f, svg);
+		xml_escape(f, svg);
 		fputs("\"></iframe>\n", f);
 	}
 	fputs("<figcaption>", f);
-	esc_html(f, b->text);
+	xml_escape(f, b->text);
 	fputs(": <a href=\"", f);
 	esc_url(f, b->path);
 	fputs("\">", f);
-	esc_html(f, b->path);
+	xml_escape(f, b->path);
 	fprintf(f, "</a>%s</figcaption>\n</figure>\n", ok ? "" : " (not embedded: missing, empty or too large)");
 	free(svg);
 }
@@ -96,23 +96,23 @@ static void html_block(FILE *f, const struct rd_block *b, const char *set_dir)
 		fprintf(f, "<h%d", b->level);
 		if (b->id && b->id[0]) {
 			fputs(" id=\"", f);
-			esc_html(f, b->id);
+			xml_escape(f, b->id);
 			fputc('"', f);
 		}
 		fputc('>', f);
-		esc_html(f, b->text);
+		xml_escape(f, b->text);
 		fprintf(f, "</h%d>\n", b->level);
 		break;
 	case RD_PARA:
 		fputs("<p>", f);
-		esc_html(f, b->text);
+		xml_escape(f, b->text);
 		fputs("</p>\n", f);
 		break;
 	case RD_LIST:
 		fputs("<ul>\n", f);
 		for (size_t i = 0; i < b->nitems; i++) {
 			fputs("<li>", f);
-			esc_html(f, b->items[i]);
+			xml_escape(f, b->items[i]);
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -124,7 +124,7 @@ static void html_block(FILE *f, const struct rd_block *b, const char *set_dir)
 		fputs("<figure class=\"chart\">\n", f);
 		chart_bar_svg(f, b->chart);
 		fputs("<figcaption>", f);
-		esc_html(f, b->chart->title);
+		xml_escape(f, b->chart->title);
 		fputs("</figcaption>\n</figure>\n", f);
 		break;
 	case RD_FLAME:
@@ -144,7 +144,7 @@ int report_write_html(const rdoc *doc, const char *set_dir, const char *path, pq
 	FILE *f = af.fp;
 	const char *title = doc->n && doc->b[0].kind == RD_HEADING ? doc->b[0].text : "pqprof report";
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
-	esc_html(f, title);
+	xml_escape(f, title);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
 	for (size_t i = 0; i < doc->n; i++)
 		html_block(f, &doc->b[i], set_dir);

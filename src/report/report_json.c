@@ -10,7 +10,7 @@
 #include "config.h"
 #include "report/report.h"
 #include "report/jpath.h"
-#include "core/atomic_file.h"
+#include "core/json_file.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,13 +84,7 @@ json_t *report_json(const struct record_set *rs)
 int report_write_json(const struct record_set *rs, const char *path, pq_error *err)
 {
 	json_t *doc = report_json(rs);
-	char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	int r = json_file_write(path, doc, err);
 	json_decref(doc);
-	if (!text)
-		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
-	size_t n = strlen(text);
-	text[n] = '\0';
-	int r = atomic_write(path, text, n, err);
-	free(text);
 	return r;
 }

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "runner/memprobe.h"
+#include "core/sigsafe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -215,36 +216,10 @@ static int run_on_probe_stack(int (*fn)(void), pq_error *err)
 
 /* ---- faults during the call ---- */
 
-static void write_all(int fd, const char *s, size_t len)
-{
-	while (fd >= 0 && len > 0) {
-		ssize_t n = write(fd, s, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		s += n;
-		len -= (size_t)n;
-	}
-}
-
 static char *put_str(char *p, const char *s)
 {
 	while (*s)
 		*p++ = *s++;
-	return p;
-}
-
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
 	return p;
 }
 
@@ -260,9 +235,9 @@ static void report_oom(void)
 	p = put_str(p, "{\"ev\":\"diagnosis\",\"op\":\"");
 	p = put_str(p, probe.op_name);
 	p = put_str(p, "\",\"kind\":\"out_of_memory\",\"msg\":\"out of memory (");
-	p = put_u64(p, failed);
+	p = u64_dec(p, failed);
 	p = put_str(p, " failed allocations before the crash)\",\"failed_allocations\":");
-	p = put_u64(p, failed);
+	p = u64_dec(p, failed);
 	p = put_str(p, "}\n");
 	write_all(probe.fault_fd, line, (size_t)(p - line));
 }

@@ -11,18 +11,11 @@
 #ifndef PQ_OP_CTX_H
 #define PQ_OP_CTX_H
 
+#include "core/ops.h"
 #include "core/pq_error.h"
 #include "instance/pqprof_abi.h"
 
 #include <stddef.h>
-
-enum pq_op { PQ_OP_KEYGEN = 0, PQ_OP_SIGN, PQ_OP_VERIFY, PQ_OP_ENC, PQ_OP_DEC, PQ_OP_COUNT };
-
-const char *pq_op_name(enum pq_op op);
-/* -1 when the name is not an operation. */
-int pq_op_parse(const char *name);
-/* Operations valid for an instance kind, in report order; returns count. */
-int pq_ops_for_kind(int kind, enum pq_op ops[PQ_OP_COUNT]);
 
 struct op_ctx {
 	const struct pqprof_instance *inst;

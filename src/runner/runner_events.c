@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "runner/runner.h"
+#include "core/sigsafe.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -18,19 +19,6 @@
 static int result_fd = -1;
 static volatile sig_atomic_t current_op = -1;
 static volatile sig_atomic_t done_sent;
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
-}
 
 void runner_emit(json_t *event)
 {

@@ -1,6 +1,8 @@
 /* child: spawn and supervise pqprof-runner; see child.h. */
 #include "config.h"
 #include "supervise/child.h"
+#include "core/fixed_str.h"
+#include "core/grow.h"
 #include "runner/runner.h"
 
 #include <errno.h>
@@ -82,8 +84,7 @@ const char *child_runner_path(void)
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(path, sizeof path, "%s/pqprof-runner", self);
-			if (access(path, X_OK) == 0)
+			if (path_fmt(path, sizeof path, NULL, "%s/pqprof-runner", self) == 0 && access(path, X_OK) == 0)
 				return path;
 		}
 	}
@@ -229,14 +230,8 @@ static int read_events(int fd, struct linebuf *lb, struct child_result *res)
 		return n < 0 && (errno == EAGAIN || errno == EINTR) ? 1 : 0;
 	if (lb->len + (size_t)n > EVENT_LINE_MAX)
 		return 0; /* a runner never sends this much: stop listening */
-	if (lb->len + (size_t)n > lb->cap) {
-		size_t nc = (lb->len + (size_t)n) * 2;
-		char *nb = realloc(lb->buf, nc);
-		if (!nb)
-			return 0;
-		lb->buf = nb;
-		lb->cap = nc;
-	}
+	if (pq_grow(&lb->buf, &lb->cap, lb->len + (size_t)n, 1, 4096) < 0)
+		return 0;
 	memcpy(lb->buf + lb->len, tmp, (size_t)n);
 	lb->len += (size_t)n;
 	take_lines(lb, res);

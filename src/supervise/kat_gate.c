@@ -4,12 +4,13 @@
 #include "supervise/bench.h"
 #include "supervise/child.h"
 #include "core/atomic_file.h"
+#include "core/digest.h"
+#include "core/json_file.h"
 #include "kat/kat_file.h"
 #include "kat/manifest.h"
 
 #include <dirent.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,22 +59,6 @@ static void set_verdict(struct kat_outcome *o, enum kat_verdict v, const char *f
 	va_start(ap, fmt);
 	vsnprintf(o->reason, sizeof o->reason, fmt, ap);
 	va_end(ap);
-}
-
-static int sha256_file(const char *path, char hex[65])
-{
-	char *text = NULL;
-	size_t len = 0;
-	hex[0] = '\0';
-	if (read_whole_file(path, &text, &len, 0, NULL) < 0)
-		return -1;
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-	EVP_Digest(text, len, md, &mdlen, EVP_sha256(), NULL);
-	free(text);
-	for (int i = 0; i < 32; i++)
-		sprintf(hex + 2 * i, "%02x", md[i]);
-	return 0;
 }
 
 /* Depth-limited search of the submission tree for the official file name. */
@@ -273,11 +258,7 @@ static void write_log(const struct kat_gate_opts *o, struct kat_gate_result *res
 	fprintf(f, "RESULT %s %s %s\n", json_string_value(json_object_get(desc, "name")) ?: "?",
 	        kat_verdict_name(out->verdict), out->reason);
 	fclose(f);
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-	EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL);
-	for (int i = 0; i < 32; i++)
-		sprintf(res->log_sha256 + 2 * i, "%02x", md[i]);
+	sha256_hex(buf, len, res->log_sha256, NULL);
 	if (o->log_path)
 		atomic_write(o->log_path, buf, len, NULL);
 	free(buf);
@@ -319,7 +300,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		const char *official = event_string(&cr, "kat_file", "name");
 		if (cr.end == CHILD_OK) {
 			outcome_from_json(json_object_get(cr.done, "outcome"), &res->outcome);
-			sha256_file(produced, res->produced_sha256);
+			sha256_file_hex(produced, res->produced_sha256, NULL);
 			if (res->outcome.verdict == KAT_PASS)
 				judge(o, produced, official, desc, res);
 			if (o->emit) {
@@ -343,10 +324,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	if (o->log_path)
 		json_object_set_new(res->record, "log", json_string(o->log_path));
 	if (o->record_path) {
-		char *t = json_dumps(res->record, JSON_INDENT(2) | JSON_SORT_KEYS);
-		if (t)
-			atomic_write(o->record_path, t, strlen(t), NULL);
-		free(t);
+		json_file_write(o->record_path, res->record, NULL);
 	}
 	if (have_child)
 		child_result_free(&cr);

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "trace/export.h"
+#include "core/grow.h"
 #include "trace/strmap.h"
 
 #include <inttypes.h>
@@ -76,14 +77,8 @@ static long split_stack(const char *stack, struct strmap *names, size_t **ids, s
 			if (strmap_put(names, s, len, id) < 0)
 				return -1;
 		}
-		if (n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 64;
-			size_t *ni = realloc(*ids, nc * sizeof *ni);
-			if (!ni)
-				return -1;
-			*ids = ni;
-			*cap = nc;
-		}
+		if (pq_grow(&*ids, &*cap, n + 1, sizeof **ids, 64) < 0)
+			return -1;
 		(*ids)[n++] = id;
 		if (!semi)
 			break;
@@ -218,12 +213,11 @@ static int cg_grow_self(struct callgrind *cg)
 {
 	if (cg->nself >= cg->funcs.n)
 		return 0;
-	uint64_t *ns = realloc(cg->self, cg->funcs.n * 2 * sizeof *ns);
-	if (!ns)
+	size_t cap = cg->nself;
+	if (pq_grow(&cg->self, &cap, cg->funcs.n, sizeof *cg->self, 64) < 0)
 		return -1;
-	memset(ns + cg->nself, 0, (cg->funcs.n * 2 - cg->nself) * sizeof *ns);
-	cg->self = ns;
-	cg->nself = cg->funcs.n * 2;
+	memset(cg->self + cg->nself, 0, (cap - cg->nself) * sizeof *cg->self);
+	cg->nself = cap;
 	return 0;
 }
 
@@ -233,14 +227,8 @@ static int cg_edge(struct callgrind *cg, size_t a, size_t b, uint64_t w, size_t 
 	int kl = snprintf(key, sizeof key, "%zu:%zu", a, b);
 	size_t at;
 	if (!strmap_get(&cg->edge_ix, key, (size_t)kl, &at)) {
-		if (cg->nedges == cg->capedges) {
-			size_t nc = cg->capedges ? cg->capedges * 2 : 64;
-			struct cg_edge *ne = realloc(cg->edges, nc * sizeof *ne);
-			if (!ne)
-				return -1;
-			cg->edges = ne;
-			cg->capedges = nc;
-		}
+		if (pq_grow(&cg->edges, &cg->capedges, cg->nedges + 1, sizeof *cg->edges, 64) < 0)
+			return -1;
 		at = cg->nedges++;
 		cg->edges[at] = (struct cg_edge){ a, b, 0, 0, 0 };
 		if (strmap_put(&cg->edge_ix, key, (size_t)kl, at) < 0)

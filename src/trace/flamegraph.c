@@ -7,8 +7,10 @@
  */
 #include "config.h"
 #include "trace/flamegraph.h"
+#include "core/grow.h"
 #include "trace/export.h"
 #include "trace/strmap.h"
+#include "core/xml_escape.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -43,14 +45,8 @@ struct fg_tree {
 
 static size_t fg_new_node(struct fg_tree *t, size_t name, size_t parent, uint32_t depth)
 {
-	if (t->count == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 256;
-		struct fg_node *nn = realloc(t->n, nc * sizeof *nn);
-		if (!nn)
-			return SIZE_MAX;
-		t->n = nn;
-		t->cap = nc;
-	}
+	if (pq_grow(&t->n, &t->cap, t->count + 1, sizeof *t->n, 256) < 0)
+		return SIZE_MAX;
 	t->n[t->count] = (struct fg_node){ name, parent, SIZE_MAX, SIZE_MAX, 0, 0, depth, 0 };
 	if (depth > t->maxdepth)
 		t->maxdepth = depth;
@@ -153,24 +149,6 @@ static int fg_layout(struct fg_tree *t)
 		}
 	}
 	return 0;
-}
-
-static void xml_escape(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&apos;", fp); break;
-		default:
-			if ((unsigned char)*s < 0x20)
-				fputc(' ', fp);
-			else
-				fputc(*s, fp);
-		}
-	}
 }
 
 static uint32_t name_hash(const char *s)

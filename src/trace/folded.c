@@ -1,6 +1,7 @@
 /* folded: the per-operation folded-stack profile model; see folded.h. */
 #include "config.h"
 #include "trace/folded.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -53,14 +54,8 @@ static struct folded_op *get_op(folded *f, const char *name)
 	struct folded_op *o = (struct folded_op *)folded_find_op(f, name);
 	if (o)
 		return o;
-	if (f->nops == f->cap) {
-		size_t nc = f->cap ? f->cap * 2 : 4;
-		struct folded_op *no = realloc(f->ops, nc * sizeof *no);
-		if (!no)
-			return NULL;
-		f->ops = no;
-		f->cap = nc;
-	}
+	if (pq_grow(&f->ops, &f->cap, f->nops + 1, sizeof *f->ops, 4) < 0)
+		return NULL;
 	o = &f->ops[f->nops];
 	memset(o, 0, sizeof *o);
 	o->name = strdup(name);
@@ -84,14 +79,8 @@ static int add_key(folded *f, const char *op, const char *key, size_t klen,
 		o->total += weight;
 		return 0;
 	}
-	if (o->n == o->cap) {
-		size_t nc = o->cap ? o->cap * 2 : 64;
-		struct folded_stack *ns = realloc(o->stacks, nc * sizeof *ns);
-		if (!ns)
-			return pq_fail(err, PQ_ENOMEM, "folded profile: out of memory");
-		o->stacks = ns;
-		o->cap = nc;
-	}
+	if (pq_grow(&o->stacks, &o->cap, o->n + 1, sizeof *o->stacks, 64) < 0)
+		return pq_fail(err, PQ_ENOMEM, "folded profile: out of memory");
 	char *k = strndup(key, klen);
 	if (!k || strmap_put(&o->index, key, klen, o->n) < 0) {
 		free(k);
@@ -112,16 +101,8 @@ struct strbuf {
 
 static int sb_put(struct strbuf *b, const char *s, size_t n)
 {
-	if (b->n + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 256;
-		while (nc < b->n + n + 1)
-			nc *= 2;
-		char *np = realloc(b->p, nc);
-		if (!np)
-			return -1;
-		b->p = np;
-		b->cap = nc;
-	}
+	if (pq_grow(&b->p, &b->cap, b->n + n + 1, 1, 256) < 0)
+		return -1;
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
 	b->p[b->n] = '\0';
@@ -150,10 +131,9 @@ static int note_func(folded *f, const char *name, size_t len, const char *file, 
 	size_t at;
 	if (strmap_get(&f->funcs, name, len, &at))
 		return 0;
-	struct folded_func *nf = realloc(f->func_info, (f->nfunc_info + 1) * sizeof *nf);
-	if (!nf)
+	if (pq_grow(&f->func_info, &f->cap_func_info, f->nfunc_info + 1, sizeof *f->func_info, 64) < 0)
 		return -1;
-	f->func_info = nf;
+	struct folded_func *nf = f->func_info;
 	nf[f->nfunc_info].file = file ? strdup(file) : NULL;
 	nf[f->nfunc_info].line = line;
 	if ((file && !nf[f->nfunc_info].file) ||

@@ -47,7 +47,7 @@ typedef struct folded {
 	size_t nops, cap;
 	struct strmap funcs;          /* name -> position in func_info */
 	struct folded_func *func_info;
-	size_t nfunc_info;
+	size_t nfunc_info, cap_func_info;
 } folded;
 
 /* event names the weight unit (NULL: "samples"); NULL when out of memory. */

@@ -1,6 +1,7 @@
 /* strmap: open-addressing string map; see strmap.h. */
 #include "config.h"
 #include "trace/strmap.h"
+#include "core/grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,16 +68,12 @@ int strmap_put(struct strmap *m, const char *key, size_t len, size_t val)
 		return 0;
 	}
 	if (m->n == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 32;
-		char **nk = realloc(m->keys, nc * sizeof *nk);
-		if (!nk)
+		/* keys and vals share one capacity: grow both, then record it */
+		size_t kc = m->cap, vc = m->cap;
+		if (pq_grow(&m->keys, &kc, m->n + 1, sizeof *m->keys, 32) < 0 ||
+		    pq_grow(&m->vals, &vc, m->n + 1, sizeof *m->vals, 32) < 0)
 			return -1;
-		m->keys = nk;
-		size_t *nv = realloc(m->vals, nc * sizeof *nv);
-		if (!nv)
-			return -1;
-		m->vals = nv;
-		m->cap = nc;
+		m->cap = kc;
 	}
 	char *k = malloc(len + 1);
 	if (!k)

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "trace/trace_writer.h"
+#include "core/grow.h"
 #include "trace/trace_format.h"
 
 #include <errno.h>
@@ -115,13 +116,8 @@ int trace_writer_flush(trace_writer *w)
 	if (w->len == 0)
 		return 0;
 	size_t bound = ZSTD_compressBound(w->len);
-	if (bound > w->zcap) {
-		uint8_t *nz = realloc(w->zbuf, bound);
-		if (!nz)
-			return wfail(w, PQ_ENOMEM, "out of memory");
-		w->zbuf = nz;
-		w->zcap = bound;
-	}
+	if (pq_grow(&w->zbuf, &w->zcap, bound, 1, bound) < 0)
+		return wfail(w, PQ_ENOMEM, "out of memory");
 	size_t z = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->buf, w->len);
 	if (ZSTD_isError(z))
 		return wfail(w, PQ_EINTERNAL, ZSTD_getErrorName(z));
@@ -151,16 +147,8 @@ static int maybe_flush(trace_writer *w, size_t need)
 static int emit(trace_writer *w, unsigned type, size_t plen)
 {
 	size_t need = w->len + 2 * TRACE_VARINT_MAX + plen;
-	if (need > w->cap) {
-		size_t ncap = w->cap ? w->cap : 4096;
-		while (ncap < need)
-			ncap *= 2;
-		uint8_t *nb = realloc(w->buf, ncap);
-		if (!nb)
-			return wfail(w, PQ_ENOMEM, "out of memory");
-		w->buf = nb;
-		w->cap = ncap;
-	}
+	if (pq_grow(&w->buf, &w->cap, need, 1, 4096) < 0)
+		return wfail(w, PQ_ENOMEM, "out of memory");
 	if (w->len == 0)
 		w->frame_start_ms = now_ms();
 	w->len += trace_put_varint(w->buf + w->len, type);
@@ -232,24 +220,10 @@ static long add_stack(trace_writer *w, const uint64_t *ips, int n, uint64_t h)
 {
 	if ((w->nstacks + 1) * 2 > w->nslots && grow_slots(w) < 0)
 		return -1;
-	if (w->nstacks == w->capstacks) {
-		size_t nc = w->capstacks ? w->capstacks * 2 : 256;
-		struct stack_entry *ns = realloc(w->stacks, nc * sizeof *ns);
-		if (!ns)
-			return wfail(w, PQ_ENOMEM, "out of memory"), -1;
-		w->stacks = ns;
-		w->capstacks = nc;
-	}
-	if (w->nips + (size_t)n > w->capips) {
-		size_t nc = w->capips ? w->capips : 4096;
-		while (nc < w->nips + (size_t)n)
-			nc *= 2;
-		uint64_t *ni = realloc(w->ips, nc * sizeof *ni);
-		if (!ni)
-			return wfail(w, PQ_ENOMEM, "out of memory"), -1;
-		w->ips = ni;
-		w->capips = nc;
-	}
+	if (pq_grow(&w->stacks, &w->capstacks, w->nstacks + 1, sizeof *w->stacks, 256) < 0)
+		return wfail(w, PQ_ENOMEM, "out of memory"), -1;
+	if (pq_grow(&w->ips, &w->capips, w->nips + (size_t)n, sizeof *w->ips, 4096) < 0)
+		return wfail(w, PQ_ENOMEM, "out of memory"), -1;
 	struct stack_entry *e = &w->stacks[w->nstacks];
 	e->hash = h;
 	e->off = w->nips;
