@@ -5,7 +5,7 @@
 #include "core/atomic_file.h"
 #include "core/options.h"
 #include "measure/elf_size.h"
-#include "report/units.h"
+#include "core/units.h"
 #include "runner/bench.h"
 #include "runner/child.h"
 #include "runner/mem_run.h"
