@@ -5,4 +5,5 @@ libpqprof_a_SOURCES += \
 	src/kat/sm3_drng.c src/kat/sm3_drng.h \
 	src/kat/kat_file.c src/kat/kat_file.h \
 	src/kat/manifest.c src/kat/manifest.h \
+	src/kat/kat_verdict.c src/kat/kat_verdict.h \
 	src/kat/kat_engine.c src/kat/kat_engine.h
