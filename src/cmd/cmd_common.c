@@ -3,7 +3,6 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
-#include "cmd/commands.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +70,12 @@ int cmd_write_json(const char *path, json_t *obj, pq_error *err)
 	int r = atomic_write(path, text, n + 1, err);
 	free(text);
 	return r;
+}
+
+int cmd_fail(const char *cmd, const struct pq_error *err)
+{
+	fprintf(stderr, "pqprof %s: %s\n", cmd, err->msg[0] ? err->msg : "failed");
+	return pq_exit_code(err->code ? err->code : PQ_EINTERNAL);
 }
 
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,

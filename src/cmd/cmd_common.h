@@ -1,6 +1,8 @@
 /*
- * cmd_common: small things several commands share: the command line as a
- * string for records, record file names, writing JSON atomically.
+ * cmd_common: what the commands share inside their cmd_*() functions:
+ * option parsing, reporting a failure with its exit status, the command
+ * line as a string for records, record file names, writing JSON
+ * atomically.  The setup done around a command is in commands.h.
  */
 #ifndef PQ_CMD_COMMON_H
 #define PQ_CMD_COMMON_H
@@ -28,6 +30,9 @@ void cmd_safe_name(char *buf, size_t len, const char *name);
 struct option_spec;
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
               const char **pos, int max_pos, int *status);
+
+/* Print "pqprof <cmd>: <msg>" on stderr and return the exit status of err. */
+int cmd_fail(const char *cmd, const struct pq_error *err);
 
 /* Write JSON (indented, sorted keys) atomically. */
 int cmd_write_json(const char *path, json_t *obj, pq_error *err);

@@ -7,8 +7,8 @@
  *   pqprof export --diff BEFORE.pqt AFTER.pqt [--op OP] -o DIFF.svg
  */
 #include "config.h"
-#include "cmd/cmd_export.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "core/options.h"
 #include "profile/analysis.h"
 
@@ -22,7 +22,7 @@ static const char usage[] =
 int cmd_export(int argc, char **argv)
 {
 	const char *format = NULL, *op = NULL, *out = NULL;
-	int diff = 0, help = 0;
+	int diff = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "format", &format, "FMT", "folded, speedscope, callgrind or svg" },
 		{ OPT_STRING, 0, "op", &op, "OP", "one operation (default: all, each rooted at its name)" },
@@ -32,13 +32,9 @@ int cmd_export(int argc, char **argv)
 	};
 	const char *pos[2];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 2, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("export", argc, argv, usage, specs, pos, 2, &status);
 	if (np < 0)
-		return cmd_fail("export", &err);
+		return status;
 	if (!out || (diff ? np != 2 || (format && strcmp(format, "svg") != 0) : np != 1 || !format)) {
 		options_usage(stderr, usage, specs);
 		return pq_exit_code(PQ_EUSAGE);

@@ -40,7 +40,6 @@ int cmd_kat(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
-	child_install_signal_forwarding();
 	json_t *desc = NULL;
 	pq_error derr = { 0 };
 	instance_describe(pos[0], &desc, &derr);  /* a load failure becomes LOADFAIL below */

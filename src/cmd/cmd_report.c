@@ -95,8 +95,6 @@ int report_trace(const char *cmd, const char *trace, const struct report_args *r
 			if (cmd_write_json(ra->record, out, &err) < 0)
 				status = cmd_fail(cmd, &err);
 		}
-		if (fflush(stdout) != 0)
-			status = pq_exit_code(PQ_EIO);
 	}
 	json_decref(all);
 	analysis_close(a);
@@ -152,7 +150,6 @@ int cmd_report(int argc, char **argv)
 	const char *groups_from = NULL;
 	struct opt_list gspecs = { 0 };
 	long top = 15, lines = 10;
-	int help = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "op", &ra.op, "OP", "only this operation (default: every one in the trace)" },
 		{ OPT_INT, 0, "top", &top, "N", "functions per table (default 15)" },
@@ -169,15 +166,10 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		opt_list_free(&gspecs);
-		return 0;
-	}
+	int status, np = cmd_parse("report", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0) {
 		opt_list_free(&gspecs);
-		return cmd_fail("report", &err);
+		return status;
 	}
 	if (np != 1 || top < 1) {
 		options_usage(stderr, usage, specs);
@@ -201,7 +193,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	ra.groups = gs;
-	int status = report_trace("report", pos[0], &ra);
+	status = report_trace("report", pos[0], &ra);
 	groups_free(gs);
 	opt_list_free(&gspecs);
 	return status;

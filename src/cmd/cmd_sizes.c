@@ -36,7 +36,6 @@ int cmd_sizes(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
-	child_install_signal_forwarding();
 	json_t *desc = NULL;
 	if (instance_describe(pos[0], &desc, &err) < 0)
 		return cmd_fail("sizes", &err);
