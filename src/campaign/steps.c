@@ -7,6 +7,7 @@
 #include "report/record_set.h"
 #include "core/atomic_file.h"
 #include "profile/analysis.h"
+#include "profile/profile_export.h"
 #include "profile/groups.h"
 #include "profile/profile_run.h"
 #include "runner/op_ctx.h"

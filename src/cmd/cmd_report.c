@@ -11,9 +11,8 @@
 #include "campaign/scheme_desc.h"
 #include "core/options.h"
 #include "profile/analysis.h"
+#include "profile/profile_export.h"
 #include "profile/profile_text.h"
-#include "trace/export.h"
-#include "trace/flamegraph.h"
 #include "trace/trace_reader.h"
 
 #include <stdio.h>
@@ -53,15 +52,12 @@ int report_trace(const char *cmd, const char *trace, const struct report_args *r
 		status = cmd_fail(cmd, &err);
 	}
 	if (!status && (ra->flamegraph || ra->folded)) {
-		folded *f = NULL;
-		struct flamegraph_opts fo = { 0 };
 		/* One operation: its stacks as they are; several: each rooted at its op. */
 		const char *fop = ra->op ? ra->op : analysis_op_count(a) == 1 ? analysis_op_name(a, 0) : NULL;
-		if (analysis_folded(a, &f, &err) < 0 ||
-		    (ra->flamegraph && flamegraph_svg(f, fop, &fo, ra->flamegraph, &err) < 0) ||
-		    (ra->folded && export_folded(f, fop, ra->folded, &err) < 0))
+		if ((ra->flamegraph &&
+		     analysis_export(a, fop, export_format_find("svg"), ra->flamegraph, &err) < 0) ||
+		    (ra->folded && analysis_export(a, fop, export_format_find("folded"), ra->folded, &err) < 0))
 			status = cmd_fail(cmd, &err);
-		folded_free(f);
 	}
 	if (!status) {
 		size_t i;

@@ -12,8 +12,9 @@ libpqprof_a_SOURCES += \
 	src/profile/groups.c src/profile/groups.h \
 	src/profile/uprobe_count.c src/profile/uprobe_count.h \
 	src/profile/profile_job.c
-# profile recording (parent side), trace analysis and the text report.
+# profile recording (parent side), trace analysis, exports and the text report.
 libpqprof_a_SOURCES += \
 	src/profile/profile_run.c src/profile/profile_run.h \
 	src/profile/analysis.c src/profile/analysis.h \
+	src/profile/profile_export.c src/profile/profile_export.h \
 	src/profile/profile_text.c src/profile/profile_text.h
