@@ -6,8 +6,7 @@
 #include "core/options.h"
 #include "measure/env.h"
 #include "report/bench_table.h"
-#include "runner/bench.h"
-#include "runner/child.h"
+#include "record/records.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -92,17 +91,13 @@ int cmd_bench(int argc, char **argv)
 		};
 		json_t *rec = NULL;
 		pq_error berr = { 0 };
-		int r = bench_run(&cfg, &rec, &berr);
-		if (rec && envj) {
-			env_mark_end(&env);
-			json_object_set_new(json_object_get(rec, "environment"), "end_utc", json_string(env.end_utc));
-		}
+		int r = record_bench(&cfg, 1, NULL, &rec, &berr);
 		if (rec && records && *records) {
 			char path[4096];
-			cmd_record_path(path, sizeof path, records, json_string_value(json_object_get(desc, "name")),
-			                pq_op_name(ops[i]), ".json");
 			pq_error werr = { 0 };
-			if (cmd_write_json(path, rec, &werr) < 0)
+			if (cmd_record_path(path, sizeof path, records, json_string_value(json_object_get(desc, "name")),
+			                    pq_op_name(ops[i]), ".json", &werr) < 0 ||
+			    cmd_write_json(path, rec, &werr) < 0)
 				fprintf(stderr, "pqprof bench: %s\n", werr.msg);
 		}
 		if (r < 0) {

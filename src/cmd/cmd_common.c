@@ -3,6 +3,7 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "record/records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,12 +53,12 @@ void cmd_safe_name(char *buf, size_t len, const char *name)
 		snprintf(buf, len, "unnamed");
 }
 
-void cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
-                     const char *ext)
+int cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
+                    const char *ext, pq_error *err)
 {
 	char safe[256];
 	cmd_safe_name(safe, sizeof safe, instance);
-	snprintf(buf, len, "%s/%s__%s%s", dir, safe, op, ext);
+	return record_path(buf, len, dir, NULL, safe, op, ext, err);
 }
 
 int cmd_write_json(const char *path, json_t *obj, pq_error *err)

@@ -14,9 +14,9 @@
 /* "pqprof bench lib.so --op sign", shell-quoted where needed; caller frees. */
 char *cmd_join_argv(const char *prog, int argc, char **argv);
 
-/* DIR/<instance>__<op><ext>, with the instance name made file-safe. */
-void cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
-                     const char *ext);
+/* DIR/<instance>__<op><ext> (record_path), with the instance name made file-safe. */
+int cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
+                    const char *ext, pq_error *err);
 
 /* Make a name safe as a file name component. */
 void cmd_safe_name(char *buf, size_t len, const char *name);

@@ -4,11 +4,8 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
-#include "measure/elf_size.h"
 #include "core/units.h"
-#include "runner/bench.h"
-#include "runner/child.h"
-#include "runner/mem_run.h"
+#include "record/records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,12 +50,6 @@ int cmd_mem(int argc, char **argv)
 	if (instance_describe(pos[0], &desc, &err) < 0)
 		return cmd_fail("mem", &err);
 	const char *name = json_string_value(json_object_get(desc, "name"));
-	struct elf_size es;
-	long long image = -1;
-	if (elf_size_analyze(pos[0], &es, &err) == 0) {
-		image = (long long)es.image_memsz;
-		elf_size_free(&es);
-	}
 	enum pq_op ops[PQ_OP_COUNT];
 	int nops = 0, kind = strcmp(json_string_value(json_object_get(desc, "kind")), "kem") == 0 ? 2 : 1;
 	if (strcmp(opname, "all") == 0) {
@@ -79,16 +70,17 @@ int cmd_mem(int argc, char **argv)
 		       "peak RSS", "stack", "heap peak", "allocs");
 	status = 0;
 	struct mem_run_opts mo = { .lib = pos[0], .stack_size = stack, .timeout_s = timeout, .cpu = (int)cpu };
+	struct record_ctx ctx = { .instance = desc };
 	for (int i = 0; i < nops; i++) {
 		json_t *rec = NULL;
 		pq_error merr = { 0 };
-		int r = mem_run_op(&mo, ops[i], &rec, &merr);
-		json_object_set(rec, "instance", desc);
-		json_object_set_new(rec, "static_image_bytes", json_integer(image));
-		if (dir && *dir) {
+		int r = record_mem(&mo, ops[i], &ctx, &rec, &merr);
+		if (rec && dir && *dir) {
 			char path[4096];
-			cmd_record_path(path, sizeof path, dir, name, pq_op_name(ops[i]), ".mem.json");
-			cmd_write_json(path, rec, NULL);
+			pq_error werr = { 0 };
+			if (cmd_record_path(path, sizeof path, dir, name, pq_op_name(ops[i]), ".mem.json", &werr) < 0 ||
+			    cmd_write_json(path, rec, &werr) < 0)
+				fprintf(stderr, "pqprof mem: %s\n", werr.msg);
 		}
 		if (r < 0) {
 			fprintf(stderr, "pqprof mem: %s: %s\n", pos[0], merr.msg);
@@ -100,7 +92,8 @@ int cmd_mem(int argc, char **argv)
 		} else {
 			json_t *m = json_object_get(rec, "memory");
 			char base[32], peak[32], st[32], heap[32], allocs[32], img[32];
-			snprintf(img, sizeof img, image >= 0 ? "%lld" : "–", image);
+			double image = num(rec, "static_image_bytes", NULL);
+			snprintf(img, sizeof img, image >= 0 ? "%.0f" : "–", image);
 			fmt_kib(base, sizeof base, num(m, "baseline_rss", NULL));
 			fmt_kib(peak, sizeof peak, num(m, "peak_rss", NULL));
 			snprintf(st, sizeof st, "%.0f B", num(m, "stack", "used"));
