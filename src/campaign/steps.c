@@ -103,7 +103,6 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 		                "failure", err.msg);
 		json_object_set(rec, "instance", desc);
 	} else {
-		json_object_set_new(rec, "status", json_string("complete"));
 		rel_path(rec, "trace", dir);
 		rel_path(rec, "flamegraph", dir);
 		rel_path(rec, "folded", dir);

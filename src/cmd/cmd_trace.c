@@ -5,8 +5,8 @@
  *   trace dump TRACE   one line per record
  *   trace check TRACE  validate everything; exit 0 only for a clean,
  *                      complete trace
- * Symbolized exports (folded, speedscope, callgrind, SVG) need the
- * symbolizer and belong to the profile/report commands.
+ * Symbolized exports (trace/export_format.h) need the symbolizer and
+ * belong to `pqprof export` and the profile/report commands.
  */
 #include "config.h"
 #include "cmd/commands.h"

@@ -1093,6 +1093,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_t *calls = calls_json(a, &t, o->name, samples, upo);
 	json_t *r = json_object();
 	json_object_set_new(r, "schema", json_string("pqprof.profile/1"));
+	json_object_set_new(r, "status", json_string("complete"));
 	json_object_set_new(r, "instance", json_deep_copy(json_object_get(a->header, "instance")));
 	json_object_set_new(r, "op", json_string(o->name));
 	json_object_set_new(r, "event", json_string(a->event));
