@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "profile/analysis.h"
+#include "profile/profile_export.h"
 #include "profile/profile_text.h"
 #include "trace/export.h"
 #include "trace/trace_writer.h"

@@ -19,6 +19,7 @@
 #include "kat/ctr_drbg.h"
 #include "kat/kat_engine.h"
 #include "kat/kat_file.h"
+#include "kat/kat_verdict.h"
 #include "kat/manifest.h"
 #include "kat/sm3_drng.h"
 
@@ -1269,6 +1270,41 @@ START_TEST(test_outcome_text)
 }
 END_TEST
 
+/* The verdict table: one row per verdict, names and exit statuses distinct. */
+START_TEST(test_verdict_table)
+{
+	for (int v = 0; v < KAT_VERDICT_COUNT; v++) {
+		const struct kat_verdict_info *row = &kat_verdicts[v];
+		ck_assert_int_eq(row->verdict, v);
+		ck_assert_msg(row->name && row->name[0], "verdict %d has no name", v);
+		ck_assert_int_eq(kat_verdict_exit_code((enum kat_verdict)v), row->exit_code);
+		/* PASS is success; every other verdict has a code of its own above
+		 * the error codes (pq_exit_code) that a harness failure exits with. */
+		if (v == KAT_PASS)
+			ck_assert_int_eq(row->exit_code, 0);
+		else
+			ck_assert_int_gt(row->exit_code, PQ_EINTERNAL);
+		for (int w = 0; w < v; w++) {
+			ck_assert_str_ne(kat_verdicts[w].name, row->name);
+			ck_assert_int_ne(kat_verdicts[w].exit_code, row->exit_code);
+		}
+	}
+	/* The codes pqprof(1) documents. */
+	static const struct { enum kat_verdict v; const char *name; int code; } doc[] = {
+		{ KAT_PASS, "PASS", 0 },          { KAT_MISMATCH, "MISMATCH", 21 },
+		{ KAT_NOKAT, "NOKAT", 22 },        { KAT_TIMEOUT, "TIMEOUT", 23 },
+		{ KAT_CRASH, "CRASH", 24 },        { KAT_CRYPTOFAIL, "CRYPTOFAIL", 25 },
+		{ KAT_OVERFLOW, "OVERFLOW", 26 },  { KAT_LOADFAIL, "LOADFAIL", 27 },
+	};
+	ck_assert_int_eq(sizeof doc / sizeof doc[0], KAT_VERDICT_COUNT);
+	for (size_t i = 0; i < sizeof doc / sizeof doc[0]; i++) {
+		ck_assert_str_eq(kat_verdict_name(doc[i].v), doc[i].name);
+		ck_assert_int_eq(kat_verdict_exit_code(doc[i].v), doc[i].code);
+	}
+	ck_assert_str_eq(kat_verdict_name((enum kat_verdict)KAT_VERDICT_COUNT), "UNKNOWN");
+}
+END_TEST
+
 static Suite *kat_suite(void)
 {
 	Suite *s = suite_create("kat");
@@ -1309,6 +1345,7 @@ static Suite *kat_suite(void)
 	tcase_add_test(eng, test_engine_wild_segv_is_crash);
 	tcase_add_test(eng, test_engine_deviations);
 	tcase_add_test(eng, test_outcome_text);
+	tcase_add_test(eng, test_verdict_table);
 	suite_add_tcase(s, eng);
 	return s;
 }

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "core/atomic_file.h"
 #include "trace/export.h"
+#include "trace/export_format.h"
 #include "trace/flamegraph.h"
 #include "trace/folded.h"
 #include "trace/trace_format.h"
@@ -541,6 +542,54 @@ static folded *tiny_profile(void)
 	return f;
 }
 
+/*
+ * The format table: every row has a name and a writer that writes a file,
+ * names are distinct and found again by name, and an unknown name is a
+ * usage error that lists them all.
+ */
+START_TEST(test_export_formats)
+{
+	folded *f = tiny_profile();
+	pq_error err;
+	char names[256];
+	export_format_names(names, sizeof names, ", ", " or ");
+	int n = 0;
+	for (const struct export_format *x = export_formats; x->name; x++, n++) {
+		ck_assert_msg(x->name[0] != '\0', "format %d has no name", n);
+		ck_assert_msg(x->write != NULL, "%s has no writer", x->name);
+		ck_assert_ptr_eq(export_format_find(x->name), x);
+		const struct export_format *got = NULL;
+		ck_assert_int_eq(export_format_lookup(x->name, &got, &err), 0);
+		ck_assert_ptr_eq(got, x);
+		ck_assert_msg(strstr(names, x->name) != NULL, "%s missing from '%s'", x->name, names);
+		char path[512];
+		snprintf(path, sizeof path, "%s", tpath(x->name));
+		ck_assert_msg(x->write(f, "sign", "title", path, &err) == 0, "%s: %s", x->name, err.msg);
+		size_t len = 0;
+		char *txt = slurp(path, &len);
+		ck_assert_msg(txt && len > 0, "%s wrote nothing", x->name);
+		free(txt);
+		ck_assert_int_lt(x->write(f, "nope", "title", tpath("nope.out"), &err), 0);
+	}
+	ck_assert_int_ge(n, 4);
+	const struct export_format *got = export_formats;
+	ck_assert_int_eq(export_format_lookup("pdf", &got, &err), -PQ_EUSAGE);
+	ck_assert_ptr_null(got);
+	ck_assert_ptr_nonnull(strstr(err.msg, "'pdf'"));
+	ck_assert_ptr_nonnull(strstr(err.msg, names));
+	ck_assert_ptr_null(export_format_find(NULL));
+	/* The folded writer's output reads back as the same profile. */
+	size_t len;
+	char *txt = slurp(tpath("folded"), &len);
+	folded *g = folded_new(NULL);
+	ck_assert_int_eq(folded_parse(g, "sign", txt, &err), 0);
+	ck_assert_uint_eq(folded_find_op(g, "sign")->total, folded_find_op(f, "sign")->total);
+	free(txt);
+	folded_free(g);
+	folded_free(f);
+}
+END_TEST
+
 START_TEST(test_folded_text)
 {
 	folded *f = tiny_profile();
@@ -777,6 +826,7 @@ static Suite *trace_suite(void)
 	TCase *te = tcase_create("export");
 	tcase_add_checked_fixture(te, setup, teardown);
 	tcase_add_test(te, test_folded_text);
+	tcase_add_test(te, test_export_formats);
 	tcase_add_test(te, test_speedscope);
 	tcase_add_test(te, test_callgrind);
 	tcase_add_test(te, test_flamegraph);

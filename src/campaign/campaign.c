@@ -11,6 +11,7 @@
 #include "supervise/kat_gate.h"
 #include "supervise/mem_run.h"
 #include "runner/op_ctx.h"
+#include "record/records.h"
 #include "campaign/steps.h"
 #include "report/bench_table.h"
 
@@ -256,14 +257,12 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	return 0;
 }
 
-/* Fits whenever c->dir leaves DIR_SLACK bytes (campaign_run checks); a
- * path that would not fit is "", which no step can mistake for a record. */
+/* The campaign's records: DIR/SUB/LABEL[__OP]EXT (record_path).  A path
+ * that would not fit is "", which no step can mistake for a record. */
 static int path_of(const struct campaign *c, char *buf, size_t len, const char *sub, const char *label,
                    const char *op, const char *ext)
 {
-	if (op)
-		return path_fmt(buf, len, NULL, "%s/%s/%s__%s%s", c->dir, sub, label, op, ext);
-	return path_fmt(buf, len, NULL, "%s/%s/%s%s", c->dir, sub, label, ext);
+	return record_path(buf, len, c->dir, sub, label, op, ext, NULL);
 }
 
 static void progress(struct campaign *c, const char *step, const struct unit *u, const char *op)
@@ -347,40 +346,20 @@ static int do_build(struct campaign *c, struct unit *u)
 	json_decref(old);
 	if (done)
 		return 1;
-	json_t *r = json_pack("{s:s, s:s, s:s}", "schema", "pqprof.build/1", "profile", u->profile, "label", u->label);
 	pq_error err = { 0 };
-	if (!u->prebuilt) {
-		struct build_options bo = {
-			.src_dir = u->tree, .out_path = u->lib, .profile = u->profile, .extra_cflags = u->cflags,
-			.defines = u->defines, .ndefines = u->ndefines,
-		};
-		tree_api_parse(u->api, &bo.api);
-		struct build_result br;
-		if (instance_build(&bo, &br, &err) < 0) {
-			json_object_set_new(r, "status", json_string("failed"));
-			json_object_set_new(r, "failure", json_string(err.msg));
-			json_object_set_new(r, "source_dir", json_string(u->tree));
-			json_file_write(rec, r, NULL);
-			json_decref(r);
-			return 0;
-		}
-		json_object_set_new(r, "notes", json_string(br.notes));
-		build_result_free(&br);
-	}
-	json_t *desc = NULL;
-	if (instance_describe(u->lib, &desc, &err) < 0) {
-		json_object_set_new(r, "status", json_string("failed"));
-		json_object_set_new(r, "failure", json_string(err.msg));
-	} else {
-		json_object_set_new(r, "instance", desc);
-		json_object_set_new(r, "status", json_string("complete"));
-	}
+	struct build_options bo = {
+		.src_dir = u->tree, .out_path = u->lib, .profile = u->profile, .extra_cflags = u->cflags,
+		.defines = u->defines, .ndefines = u->ndefines,
+	};
+	tree_api_parse(u->api, &bo.api);
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.so", u->label);
-	json_object_set_new(r, "library", json_string(u->prebuilt ? u->lib : rel));
+	json_t *r = NULL;
+	int rc = record_build(u->prebuilt ? NULL : &bo, u->lib, u->prebuilt ? u->lib : rel, u->profile, u->label,
+	                      &r, &err);
 	json_file_write(rec, r, NULL);
 	json_decref(r);
-	return 1;
+	return rc == 0;
 }
 
 static int built_ok(struct campaign *c, const struct unit *u)
@@ -402,18 +381,13 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 		.lib = u->lib, .vectors = u->vectors[0] ? u->vectors : NULL,
 		.manifest = u->manifest[0] ? u->manifest : NULL, .search_tree = 1,
 		.timeout_s = c->o->kat_timeout_s > 0 ? c->o->kat_timeout_s : 900, .log_path = log,
-		.record_path = rec, .instance = desc,
 	};
+	struct record_ctx ctx = { .instance = desc, .environment = env };
 	struct kat_gate_result res;
 	pq_error err = { 0 };
-	if (kat_gate_run(&ko, &res, &err) == 0)
+	if (record_kat(&ko, &ctx, &res, &err) == 0) {
+		json_file_write(rec, res.record, NULL);
 		kat_gate_result_free(&res);
-	/* Every record carries the environment it was measured in. */
-	json_t *r = read_json(rec);
-	if (r) {
-		json_object_set(r, "environment", env);
-		json_file_write(rec, r, NULL);
-		json_decref(r);
 	}
 }
 
@@ -422,13 +396,11 @@ static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum 
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "memory", u->label, pq_op_name(op), ".json");
 	struct mem_run_opts mo = { .lib = u->lib, .timeout_s = c->o->timeout_s, .cpu = c->o->cpu };
+	struct record_ctx ctx = { .instance = desc, .environment = env };
 	json_t *r = NULL;
 	pq_error err = { 0 };
-	mem_run_op(&mo, op, &r, &err);
+	record_mem(&mo, op, &ctx, &r, &err);
 	if (r) {
-		json_object_set(r, "instance", desc);
-		json_object_set(r, "environment", env);
-		steps_add_elf_sizes(r, u->lib);
 		json_file_write(rec, r, NULL);
 		json_decref(r);
 	}
@@ -439,13 +411,11 @@ static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, jso
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "sizes", u->label, NULL, ".json");
 	struct mem_run_opts mo = { .lib = u->lib, .timeout_s = c->o->timeout_s, .cpu = c->o->cpu };
+	struct record_ctx ctx = { .instance = desc, .environment = env };
 	json_t *r = NULL;
 	pq_error err = { 0 };
-	sizes_run(&mo, 20, &r, &err);
+	record_sizes(&mo, 20, 10, &ctx, &r, &err);
 	if (r) {
-		json_object_set(r, "instance", desc);
-		json_object_set(r, "environment", env);
-		steps_add_elf_sizes(r, u->lib);
 		json_file_write(rec, r, NULL);
 		json_decref(r);
 	}
@@ -504,6 +474,7 @@ static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 	for (int i = 0; i < nops; i++) {
 		struct bench_config cfgs[8];
 		struct unit *who[8];
+		const char *profiles[8];
 		int m = 0;
 		double t = now_s();
 		for (int k = 0; k < n && k < 8; k++) {
@@ -520,17 +491,17 @@ static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 				.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
 				.command = c->o->command, .instance = desc[k], .environment = env,
 			};
+			profiles[m] = g[k].profile;
 			who[m++] = &g[k];
 		}
 		if (m) {
 			json_t *recs[8] = { 0 };
 			pq_error errs[8];
 			memset(errs, 0, sizeof errs);
-			bench_run_interleaved(cfgs, m, recs, errs);
+			record_bench(cfgs, m, profiles, recs, errs);
 			for (int k = 0; k < m; k++) {
 				char rec[PATH_MAX];
 				path_of(c, rec, sizeof rec, "records", who[k]->label, pq_op_name(ops[i]), ".json");
-				json_object_set_new(recs[k], "profile", json_string(who[k]->profile));
 				json_file_write(rec, recs[k], NULL);
 				json_decref(recs[k]);
 				step_done(c, t, 0);

@@ -1,15 +1,16 @@
 /* steps: campaign steps built on other modules; see steps.h. */
 #include "config.h"
 #include "campaign/steps.h"
-#include "measure/elf_size.h"
 #include "report/report.h"
 #include "report/compare.h"
 #include "report/record_set.h"
 #include "core/atomic_file.h"
 #include "core/json_file.h"
 #include "profile/analysis.h"
+#include "profile/profile_export.h"
 #include "profile/groups.h"
 #include "profile/profile_run.h"
+#include "record/records.h"
 #include "runner/op_ctx.h"
 
 #include <stdlib.h>
@@ -19,19 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-void steps_add_elf_sizes(json_t *record, const char *lib)
-{
-	struct elf_size es;
-	pq_error err = { 0 };
-	if (elf_size_analyze(lib, &es, &err) < 0) {
-		json_object_set_new(record, "elf_error", json_string(err.msg));
-		return;
-	}
-	json_object_set_new(record, "elf", elf_size_to_json(&es, 10));
-	json_object_set_new(record, "static_image_bytes", json_integer((json_int_t)es.image_memsz));
-	elf_size_free(&es);
-}
 
 void steps_forget(const char *dir)
 {
@@ -72,13 +60,14 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
                   const struct scheme_desc *scheme, double timeout_s, int quick)
 {
 	char trace[PATH_MAX], svg[PATH_MAX], fold[PATH_MAX], recp[PATH_MAX];
-	snprintf(trace, sizeof trace, "%s/traces/%s__%s.pqt", dir, label, opname);
-	snprintf(svg, sizeof svg, "%s/flame/%s__%s.svg", dir, label, opname);
-	snprintf(fold, sizeof fold, "%s/flame/%s__%s.folded", dir, label, opname);
-	snprintf(recp, sizeof recp, "%s/profile/%s__%s.json", dir, label, opname);
 	int op = pq_op_parse(opname);
 	if (op < 0)
 		return -PQ_EUSAGE;
+	if (record_path(trace, sizeof trace, dir, "traces", label, opname, ".pqt", NULL) < 0 ||
+	    record_path(svg, sizeof svg, dir, "flame", label, opname, ".svg", NULL) < 0 ||
+	    record_path(fold, sizeof fold, dir, "flame", label, opname, ".folded", NULL) < 0 ||
+	    record_path(recp, sizeof recp, dir, "profile", label, opname, ".json", NULL) < 0)
+		return -PQ_EINPUT;
 	enum pq_op ops[1] = { (enum pq_op)op };
 	struct group_set *gs = scheme_groups(scheme);
 	struct profile_opts po = {
@@ -99,7 +88,6 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 		                "failure", err.msg);
 		json_object_set(rec, "instance", desc);
 	} else {
-		json_object_set_new(rec, "status", json_string("complete"));
 		rel_path(rec, "trace", dir);
 		rel_path(rec, "flamegraph", dir);
 		rel_path(rec, "folded", dir);

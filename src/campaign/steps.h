@@ -1,6 +1,6 @@
 /*
- * steps: the campaign steps that sit on other modules (ELF sizes, the
- * profiler, the report), kept apart from the orchestration in campaign.c.
+ * steps: the campaign steps that sit on other modules (the profiler, the
+ * report, comparisons), kept apart from the orchestration in campaign.c.
  */
 #ifndef PQ_STEPS_H
 #define PQ_STEPS_H
@@ -10,9 +10,6 @@
 
 #include "core/pq_error.h"
 #include "campaign/scheme_desc.h"
-
-/* Add "elf" (static image, sections, top symbols) and "static_image_bytes" to a record. */
-void steps_add_elf_sizes(json_t *record, const char *lib);
 
 /* Profile one op: trace, flame graph and pqprof.profile/1 record in the campaign dir. */
 int steps_profile(const char *dir, const char *label, const char *lib, json_t *desc, const char *op,

@@ -1,5 +1,6 @@
 /* pqprof bench: time an instance's operations, print the table, write records. */
 #include "config.h"
+#include "core/json_file.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
@@ -8,6 +9,7 @@
 #include "report/bench_table.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
+#include "record/records.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +50,6 @@ int cmd_bench(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
-	child_install_signal_forwarding();
 	json_t *desc = NULL;
 	if (instance_describe(pos[0], &desc, &err) < 0)
 		return cmd_fail("bench", &err);
@@ -93,17 +94,13 @@ int cmd_bench(int argc, char **argv)
 		};
 		json_t *rec = NULL;
 		pq_error berr = { 0 };
-		int r = bench_run(&cfg, &rec, &berr);
-		if (rec && envj) {
-			env_mark_end(&env);
-			json_object_set_new(json_object_get(rec, "environment"), "end_utc", json_string(env.end_utc));
-		}
+		int r = record_bench(&cfg, 1, NULL, &rec, &berr);
 		if (rec && records && *records) {
 			char path[4096];
-			cmd_record_path(path, sizeof path, records, json_string_value(json_object_get(desc, "name")),
-			                pq_op_name(ops[i]), ".json");
 			pq_error werr = { 0 };
-			if (json_file_write(path, rec, &werr) < 0)
+			if (cmd_record_path(path, sizeof path, records, json_string_value(json_object_get(desc, "name")),
+			                    pq_op_name(ops[i]), ".json", &werr) < 0 ||
+			    json_file_write(path, rec, &werr) < 0)
 				fprintf(stderr, "pqprof bench: %s\n", werr.msg);
 		}
 		if (r < 0) {

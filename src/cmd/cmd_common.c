@@ -1,9 +1,10 @@
 /* cmd_common: helpers shared by commands; see cmd_common.h. */
 #include "config.h"
+#include "core/safe_name.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
-#include "cmd/commands.h"
+#include "record/records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,14 +41,19 @@ char *cmd_join_argv(const char *prog, int argc, char **argv)
 	return s;
 }
 
-void cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
-                     const char *ext)
+int cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
+                    const char *ext, pq_error *err)
 {
 	char safe[256];
 	safe_name(safe, sizeof safe, instance);
-	snprintf(buf, len, "%s/%s__%s%s", dir, safe, op, ext);
+	return record_path(buf, len, dir, NULL, safe, op, ext, err);
 }
 
+int cmd_fail(const char *cmd, const struct pq_error *err)
+{
+	fprintf(stderr, "pqprof %s: %s\n", cmd, err->msg[0] ? err->msg : "failed");
+	return pq_exit_code(err->code ? err->code : PQ_EINTERNAL);
+}
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
               const char **pos, int max_pos, int *status)
 {

@@ -1,6 +1,8 @@
 /*
- * cmd_common: small things several commands share: the command line as a
- * string for records, record file names, writing JSON atomically.
+ * cmd_common: what the commands share inside their cmd_*() functions:
+ * option parsing, reporting a failure with its exit status, the command
+ * line as a string for records, record file names, writing JSON
+ * atomically.  The setup done around a command is in commands.h.
  */
 #ifndef PQ_CMD_COMMON_H
 #define PQ_CMD_COMMON_H
@@ -14,9 +16,9 @@
 /* "pqprof bench lib.so --op sign", shell-quoted where needed; caller frees. */
 char *cmd_join_argv(const char *prog, int argc, char **argv);
 
-/* DIR/<instance>__<op><ext>, with the instance name made file-safe. */
-void cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
-                     const char *ext);
+/* DIR/<instance>__<op><ext> (record_path), with the instance name made file-safe. */
+int cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,
+                    const char *ext, pq_error *err);
 
 /*
  * Parse a command's options the same way for every command: on -h print
@@ -28,4 +30,6 @@ struct option_spec;
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
               const char **pos, int max_pos, int *status);
 
+/* Print "pqprof <cmd>: <msg>" on stderr and return the exit status of err. */
+int cmd_fail(const char *cmd, const struct pq_error *err);
 #endif

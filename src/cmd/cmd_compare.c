@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "core/options.h"
 #include "core/pq_error.h"
 #include "report/compare.h"
@@ -23,7 +24,7 @@ int cmd_compare(int argc, char **argv)
 	const char *out = NULL;
 	long resamples = 0, seed = 0;
 	double tolerance = 0;
-	int json = 0, help = 0;
+	int json = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "out", &out, "DIR", "write compare.md, compare.json and diff flame graphs here" },
 		{ OPT_FLAG, 0, "json", &json, NULL, "print the comparison as JSON" },
@@ -34,13 +35,9 @@ int cmd_compare(int argc, char **argv)
 	};
 	const char *pos[2];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 2, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("compare", argc, argv, usage, specs, pos, 2, &status);
 	if (np < 0)
-		return cmd_fail("compare", &err);
+		return status;
 	if (np != 2 || resamples < 0 || resamples > 1000000 || seed < 0 || tolerance < 0) {
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "core/options.h"
 #include "core/pq_error.h"
 #include "measure/counter.h"
@@ -73,7 +74,7 @@ static int print_json(const env_info *env, const counter_set *cs, int have_cs,
 
 int cmd_env(int argc, char **argv)
 {
-	int json = 0, help = 0;
+	int json = 0;
 	long cpu = -1;
 	const char *cc = NULL;
 	const struct option_spec specs[] = {
@@ -85,14 +86,11 @@ int cmd_env(int argc, char **argv)
 	};
 	pq_error err;
 	pq_error_clear(&err);
-	if (options_parse(argc, argv, specs, NULL, 0, &help, &err) < 0) {
-		int code = cmd_fail("env", &err);
-		options_usage(stderr, usage_line, specs);
-		return code;
-	}
-	if (help) {
-		options_usage(stdout, usage_line, specs);
-		return 0;
+	int status;
+	if (cmd_parse("env", argc, argv, usage_line, specs, NULL, 0, &status) < 0) {
+		if (status)
+			options_usage(stderr, usage_line, specs);
+		return status;
 	}
 	if (cpu < -1) {
 		pq_fail(&err, PQ_EUSAGE, "--cpu %ld is not a CPU number", cpu);

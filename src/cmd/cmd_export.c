@@ -1,30 +1,34 @@
 /*
  * pqprof export: symbolize a .pqt trace into the folded model and write it
- * for other tools: folded stacks (FlameGraph, inferno), speedscope JSON,
- * callgrind (KCachegrind), or a self-contained SVG flame graph; and, with
- * --diff BEFORE AFTER, a differential flame graph of two traces.
- *   pqprof export TRACE --format folded|speedscope|callgrind|svg [--op OP] -o FILE
+ * for other tools, in one of the formats of trace/export_format.h (folded
+ * stacks, speedscope, callgrind, SVG flame graph); and, with --diff BEFORE
+ * AFTER, a differential flame graph of two traces.
+ *   pqprof export TRACE --format FORMAT [--op OP] -o FILE
  *   pqprof export --diff BEFORE.pqt AFTER.pqt [--op OP] -o DIFF.svg
  */
 #include "config.h"
-#include "cmd/cmd_export.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "core/options.h"
-#include "profile/analysis.h"
+#include "profile/profile_export.h"
+#include "trace/export_format.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] =
-	"pqprof export TRACE --format folded|speedscope|callgrind|svg [--op OP] -o FILE\n"
-	"       pqprof export --diff BEFORE.pqt AFTER.pqt [--op OP] -o DIFF.svg";
-
 int cmd_export(int argc, char **argv)
 {
+	char names[256], usage[512], format_help[300];
+	snprintf(usage, sizeof usage,
+	         "pqprof export TRACE --format %s [--op OP] -o FILE\n"
+	         "       pqprof export --diff BEFORE.pqt AFTER.pqt [--op OP] -o DIFF.svg",
+	         export_format_names(names, sizeof names, "|", "|"));
+	snprintf(format_help, sizeof format_help, "%s",
+	         export_format_names(names, sizeof names, ", ", " or "));
 	const char *format = NULL, *op = NULL, *out = NULL;
-	int diff = 0, help = 0;
+	int diff = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "format", &format, "FMT", "folded, speedscope, callgrind or svg" },
+		{ OPT_STRING, 0, "format", &format, "FMT", format_help },
 		{ OPT_STRING, 0, "op", &op, "OP", "one operation (default: all, each rooted at its name)" },
 		{ OPT_STRING, 'o', "output", &out, "FILE", "file to write (- for standard output)" },
 		{ OPT_FLAG, 0, "diff", &diff, NULL, "differential flame graph of BEFORE and AFTER" },
@@ -32,13 +36,9 @@ int cmd_export(int argc, char **argv)
 	};
 	const char *pos[2];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 2, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		return 0;
-	}
+	int status, np = cmd_parse("export", argc, argv, usage, specs, pos, 2, &status);
 	if (np < 0)
-		return cmd_fail("export", &err);
+		return status;
 	if (!out || (diff ? np != 2 || (format && strcmp(format, "svg") != 0) : np != 1 || !format)) {
 		options_usage(stderr, usage, specs);
 		return pq_exit_code(PQ_EUSAGE);

@@ -1,5 +1,7 @@
 /* pqprof kat: gate an instance on its known-answer tests. */
 #include "config.h"
+#include "core/json_file.h"
+#include "core/safe_name.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
@@ -7,6 +9,7 @@
 #include "supervise/bench.h"
 #include "supervise/child.h"
 #include "supervise/kat_gate.h"
+#include "record/records.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -40,7 +43,6 @@ int cmd_kat(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
-	child_install_signal_forwarding();
 	json_t *desc = NULL;
 	pq_error derr = { 0 };
 	instance_describe(pos[0], &desc, &derr);  /* a load failure becomes LOADFAIL below */
@@ -54,21 +56,26 @@ int cmd_kat(int argc, char **argv)
 		char base[256];
 		const char *slash = strrchr(pos[0], '/');
 		safe_name(base, sizeof base, name ? name : slash ? slash + 1 : pos[0]);
-		snprintf(log, sizeof log, "%s/%s.kat.log", dir, base);
-		snprintf(rec, sizeof rec, "%s/%s.kat.json", dir, base);
+		if (record_path(log, sizeof log, dir, NULL, base, NULL, ".kat.log", &err) < 0 ||
+		    record_path(rec, sizeof rec, dir, NULL, base, NULL, ".kat.json", &err) < 0) {
+			json_decref(desc);
+			return cmd_fail("kat", &err);
+		}
 	}
 	struct kat_gate_opts o = {
 		.lib = pos[0], .vectors = vectors, .manifest = manifest, .search_tree = !no_search,
 		.records = records, .timeout_s = timeout, .emit = emit, .log_path = log[0] ? log : NULL,
-		.record_path = rec[0] ? rec : NULL, .instance = desc,
 	};
+	struct record_ctx ctx = { .instance = desc };
 	struct kat_gate_result res;
-	int r = kat_gate_run(&o, &res, &err);
+	int r = record_kat(&o, &ctx, &res, &err);
 	json_decref(desc);
 	if (r < 0)
 		return cmd_fail("kat", &err);
 	if (res.emit_failed)
 		fprintf(stderr, "pqprof kat: %s\n", res.emit_error.msg);
+	if (rec[0] && res.record && json_file_write(rec, res.record, &err) < 0)
+		fprintf(stderr, "pqprof kat: %s\n", err.msg);
 	const struct kat_outcome *out = &res.outcome;
 	printf("RESULT %s %s%s%s\n", name ? name : pos[0], kat_verdict_name(out->verdict),
 	       out->reason[0] ? " " : "", out->reason);

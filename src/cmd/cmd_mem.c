@@ -1,14 +1,16 @@
 /* pqprof mem: static image, baseline/peak RSS, stack and heap per operation. */
 #include "config.h"
+#include "core/json_file.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
 #include "measure/elf_size.h"
-#include "report/units.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
 #include "supervise/mem_run.h"
+#include "core/units.h"
+#include "record/records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,17 +51,10 @@ int cmd_mem(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
-	child_install_signal_forwarding();
 	json_t *desc = NULL;
 	if (instance_describe(pos[0], &desc, &err) < 0)
 		return cmd_fail("mem", &err);
 	const char *name = json_string_value(json_object_get(desc, "name"));
-	struct elf_size es;
-	long long image = -1;
-	if (elf_size_analyze(pos[0], &es, &err) == 0) {
-		image = (long long)es.image_memsz;
-		elf_size_free(&es);
-	}
 	enum pq_op ops[PQ_OP_COUNT];
 	int nops = 0, kind = strcmp(json_string_value(json_object_get(desc, "kind")), "kem") == 0 ? 2 : 1;
 	if (strcmp(opname, "all") == 0) {
@@ -80,17 +75,16 @@ int cmd_mem(int argc, char **argv)
 		       "peak RSS", "stack", "heap peak", "allocs");
 	status = 0;
 	struct mem_run_opts mo = { .lib = pos[0], .stack_size = stack, .timeout_s = timeout, .cpu = (int)cpu };
+	struct record_ctx ctx = { .instance = desc };
 	for (int i = 0; i < nops; i++) {
 		json_t *rec = NULL;
 		pq_error merr = { 0 };
-		int r = mem_run_op(&mo, ops[i], &rec, &merr);
-		json_object_set(rec, "instance", desc);
-		json_object_set_new(rec, "static_image_bytes", json_integer(image));
-		if (dir && *dir) {
+		int r = record_mem(&mo, ops[i], &ctx, &rec, &merr);
+		if (rec && dir && *dir) {
 			char path[4096];
-			cmd_record_path(path, sizeof path, dir, name, pq_op_name(ops[i]), ".mem.json");
 			pq_error werr = { 0 };
-			if (json_file_write(path, rec, &werr) < 0)
+			if (cmd_record_path(path, sizeof path, dir, name, pq_op_name(ops[i]), ".mem.json", &werr) < 0 ||
+			    json_file_write(path, rec, &werr) < 0)
 				fprintf(stderr, "pqprof mem: %s\n", werr.msg);
 		}
 		if (r < 0) {
@@ -103,7 +97,8 @@ int cmd_mem(int argc, char **argv)
 		} else {
 			json_t *m = json_object_get(rec, "memory");
 			char base[32], peak[32], st[32], heap[32], allocs[32], img[32];
-			snprintf(img, sizeof img, image >= 0 ? "%lld" : "–", image);
+			double image = num(rec, "static_image_bytes", NULL);
+			snprintf(img, sizeof img, image >= 0 ? "%.0f" : "–", image);
 			fmt_kib(base, sizeof base, num(m, "baseline_rss", NULL));
 			fmt_kib(peak, sizeof peak, num(m, "peak_rss", NULL));
 			snprintf(st, sizeof st, "%.0f B", num(m, "stack", "used"));

@@ -78,7 +78,7 @@ int cmd_profile(int argc, char **argv)
 	long freq = 0, period = 0, stack = 0, pages = 0, min_samples = 2000, mlen = 64, count_iters = 3;
 	long top = 15, lines = 10;
 	double seconds = 30, timeout = 900;
-	int no_counts = 0, no_report = 0, json = 0, quiet = 0, help = 0;
+	int no_counts = 0, no_report = 0, json = 0, quiet = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 'o', "output", &out, "TRACE", "the .pqt trace to write (required)" },
 		{ OPT_STRING, 0, "op", &opname, "OP", "operation(s), comma-separated, or all (default)" },
@@ -109,23 +109,15 @@ int cmd_profile(int argc, char **argv)
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int status = 0;
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
+	int status, np = cmd_parse("profile", argc, argv, usage, specs, pos, 1, &status);
+	if (np < 0)
 		goto done;
-	}
-	if (np < 0) {
-		status = cmd_fail("profile", &err);
-		goto done;
-	}
 	if (np != 1 || !out || freq < 0 || period < 0 || stack < 0 || pages < 0 || min_samples < 1 ||
 	    seconds <= 0 || mlen < 0 || count_iters < 1 || top < 1 || (freq && period)) {
 		options_usage(stderr, usage, specs);
 		status = pq_exit_code(PQ_EUSAGE);
 		goto done;
 	}
-	child_install_signal_forwarding();
 	struct group_set *gs = NULL;
 	if (report_groups(&gs, groups_from, &gspecs, NULL, &err) < 0) {
 		status = cmd_fail("profile", &err);

@@ -11,9 +11,8 @@
 #include "campaign/scheme_desc.h"
 #include "core/options.h"
 #include "profile/analysis.h"
+#include "profile/profile_export.h"
 #include "profile/profile_text.h"
-#include "trace/export.h"
-#include "trace/flamegraph.h"
 #include "trace/trace_reader.h"
 
 #include <stdio.h>
@@ -53,15 +52,12 @@ int report_trace(const char *cmd, const char *trace, const struct report_args *r
 		status = cmd_fail(cmd, &err);
 	}
 	if (!status && (ra->flamegraph || ra->folded)) {
-		folded *f = NULL;
-		struct flamegraph_opts fo = { 0 };
 		/* One operation: its stacks as they are; several: each rooted at its op. */
 		const char *fop = ra->op ? ra->op : analysis_op_count(a) == 1 ? analysis_op_name(a, 0) : NULL;
-		if (analysis_folded(a, &f, &err) < 0 ||
-		    (ra->flamegraph && flamegraph_svg(f, fop, &fo, ra->flamegraph, &err) < 0) ||
-		    (ra->folded && export_folded(f, fop, ra->folded, &err) < 0))
+		if ((ra->flamegraph &&
+		     analysis_export(a, fop, export_format_find("svg"), ra->flamegraph, &err) < 0) ||
+		    (ra->folded && analysis_export(a, fop, export_format_find("folded"), ra->folded, &err) < 0))
 			status = cmd_fail(cmd, &err);
-		folded_free(f);
 	}
 	if (!status) {
 		size_t i;
@@ -95,8 +91,6 @@ int report_trace(const char *cmd, const char *trace, const struct report_args *r
 			if (json_file_write(ra->record, out, &err) < 0)
 				status = cmd_fail(cmd, &err);
 		}
-		if (fflush(stdout) != 0)
-			status = pq_exit_code(PQ_EIO);
 	}
 	json_decref(all);
 	analysis_close(a);
@@ -152,7 +146,6 @@ int cmd_report(int argc, char **argv)
 	const char *groups_from = NULL;
 	struct opt_list gspecs = { 0 };
 	long top = 15, lines = 10;
-	int help = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "op", &ra.op, "OP", "only this operation (default: every one in the trace)" },
 		{ OPT_INT, 0, "top", &top, "N", "functions per table (default 15)" },
@@ -169,15 +162,10 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int np = options_parse(argc, argv, specs, pos, 1, &help, &err);
-	if (help) {
-		options_usage(stdout, usage, specs);
-		opt_list_free(&gspecs);
-		return 0;
-	}
+	int status, np = cmd_parse("report", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0) {
 		opt_list_free(&gspecs);
-		return cmd_fail("report", &err);
+		return status;
 	}
 	if (np != 1 || top < 1) {
 		options_usage(stderr, usage, specs);
@@ -201,7 +189,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	ra.groups = gs;
-	int status = report_trace("report", pos[0], &ra);
+	status = report_trace("report", pos[0], &ra);
 	groups_free(gs);
 	opt_list_free(&gspecs);
 	return status;

@@ -55,7 +55,6 @@ int cmd_run(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
-	child_install_signal_forwarding();
 	char *command = cmd_join_argv("pqprof", argc, argv);
 	struct campaign_opts o = {
 		.out_dir = out, .system = system, .profiles = profiles, .steps = steps, .cpu = (int)cpu,

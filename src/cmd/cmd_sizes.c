@@ -1,5 +1,6 @@
 /* pqprof sizes: declared vs produced sizes, the size audit, and the library's sections. */
 #include "config.h"
+#include "core/json_file.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
@@ -9,6 +10,7 @@
 #include "supervise/child.h"
 #include "supervise/mem_run.h"
 #include "report/sizes_audit.h"
+#include "record/records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,33 +39,34 @@ int cmd_sizes(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
-	child_install_signal_forwarding();
 	json_t *desc = NULL;
 	if (instance_describe(pos[0], &desc, &err) < 0)
 		return cmd_fail("sizes", &err);
 	const char *name = json_string_value(json_object_get(desc, "name"));
-	struct elf_size es;
-	if (elf_size_analyze(pos[0], &es, &err) < 0) {
+	struct mem_run_opts mo = { .lib = pos[0], .cpu = -1 };
+	struct record_ctx ctx = { .instance = desc };
+	json_t *rec = NULL;
+	pq_error serr = { 0 };
+	int r = record_sizes(&mo, runs, (size_t)top, &ctx, &rec, &serr);
+	if (!rec) {
+		json_decref(desc);
+		return cmd_fail("sizes", &serr);
+	}
+	json_t *elf = json_object_get(rec, "elf");
+	if (!elf) {
+		pq_fail(&err, PQ_EINPUT, "%s", json_string_value(json_object_get(rec, "elf_error")) ?: pos[0]);
+		json_decref(rec);
 		json_decref(desc);
 		return cmd_fail("sizes", &err);
 	}
-	struct mem_run_opts mo = { .lib = pos[0], .cpu = -1 };
-	json_t *rec = NULL;
-	pq_error serr = { 0 };
-	int r = sizes_run(&mo, runs, &rec, &serr);
-	json_object_set(rec, "instance", desc);
-	json_object_set_new(rec, "elf", elf_size_to_json(&es, (size_t)top));
-	char audit[8][256];
-	int na = r == 0 ? sizes_audit(rec, audit, 8) : 0;
-	json_t *aj = json_array();
-	for (int i = 0; i < na; i++)
-		json_array_append_new(aj, json_string(audit[i]));
-	json_object_set_new(rec, "audit", aj);
+	json_t *audit = json_object_get(rec, "audit");
+	size_t na = json_array_size(audit);
 	if (dir && *dir && make_dirs(dir, &err) == 0) {
 		char path[4096];
-		cmd_record_path(path, sizeof path, dir, name, "sizes", ".json");
-		if (json_file_write(path, rec, &err) < 0)
-			fprintf(stderr, "pqprof sizes: %s\n", err.msg);
+		pq_error werr = { 0 };
+		if (cmd_record_path(path, sizeof path, dir, name, "sizes", ".json", &werr) < 0 ||
+		    json_file_write(path, rec, &werr) < 0)
+			fprintf(stderr, "pqprof sizes: %s\n", werr.msg);
 	}
 	if (json) {
 		char *s = json_dumps(rec, JSON_INDENT(2));
@@ -71,15 +74,22 @@ int cmd_sizes(int argc, char **argv)
 		free(s);
 	} else {
 		printf("instance %s: %s\n", name, pos[0]);
-		printf("static ELF image (sum of PT_LOAD): %llu bytes\n", (unsigned long long)es.image_memsz);
-		for (int k = 0; k < ELF_SIZE_NKINDS; k++)
-			printf("  %-8s %12llu bytes\n", elf_size_kind_name((enum elf_size_kind)k),
-			       (unsigned long long)es.kind_bytes[k]);
-		if (es.ntop && top)
+		printf("static ELF image (sum of PT_LOAD): %llu bytes\n",
+		       (unsigned long long)json_integer_value(json_object_get(elf, "image_memsz")));
+		json_t *kinds = json_object_get(elf, "sections");
+		for (int k = 0; k < ELF_SIZE_NKINDS; k++) {
+			const char *kn = elf_size_kind_name((enum elf_size_kind)k);
+			printf("  %-8s %12llu bytes\n", kn,
+			       (unsigned long long)json_integer_value(json_object_get(kinds, kn)));
+		}
+		json_t *syms = json_object_get(elf, "top_symbols"), *sym;
+		size_t i;
+		if (json_array_size(syms) && top)
 			printf("largest symbols:\n");
-		for (size_t i = 0; i < es.ntop && i < (size_t)top; i++)
-			printf("  %10llu  %-6s %s\n", (unsigned long long)es.top[i].size,
-			       elf_size_kind_name(es.top[i].kind), es.top[i].name);
+		json_array_foreach(syms, i, sym)
+			printf("  %10llu  %-6s %s\n", (unsigned long long)json_integer_value(json_object_get(sym, "size")),
+			       json_string_value(json_object_get(sym, "kind")),
+			       json_string_value(json_object_get(sym, "name")));
 		if (r == 0) {
 			printf("%-14s %10s %10s %10s   (over %ld runs)\n", "item", "declared", "min", "max", runs);
 			const char *keys[] = { "pk", "sk", "sig", "ct", "ss" };
@@ -92,14 +102,15 @@ int cmd_sizes(int argc, char **argv)
 					       (long long)json_integer_value(json_object_get(e, "min")),
 					       (long long)json_integer_value(json_object_get(e, "max")));
 			}
-			for (int i = 0; i < na; i++)
-				printf("size audit: %s\n", audit[i]);
+			for (size_t k = 0; k < na; k++)
+				printf("size audit: %s\n", json_string_value(json_array_get(audit, k)));
 		}
 	}
 	if (r < 0)
 		fprintf(stderr, "pqprof sizes: %s: %s\n", pos[0], serr.msg);
-	elf_size_free(&es);
+	status = r < 0 ? pq_exit_code(serr.code)
+	               : (na && strstr(json_string_value(json_array_get(audit, 0)), "error") ? PQ_ESCHEME : 0);
 	json_decref(rec);
 	json_decref(desc);
-	return r < 0 ? pq_exit_code(serr.code) : (na && strstr(audit[0], "error") ? PQ_ESCHEME : 0);
+	return status;
 }

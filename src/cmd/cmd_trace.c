@@ -5,11 +5,12 @@
  *   trace dump TRACE   one line per record
  *   trace check TRACE  validate everything; exit 0 only for a clean,
  *                      complete trace
- * Symbolized exports (folded, speedscope, callgrind, SVG) need the
- * symbolizer and belong to the profile/report commands.
+ * Symbolized exports (trace/export_format.h) need the symbolizer and
+ * belong to `pqprof export` and the profile/report commands.
  */
 #include "config.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_common.h"
 #include "core/options.h"
 #include "core/pq_error.h"
 #include "trace/trace_reader.h"
@@ -19,7 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_line[] = "pqprof trace info|dump|check [options] TRACE";
+static const char usage_line[] =
+	"pqprof trace info|dump|check [options] TRACE\n\n"
+	"  info   header, record counts, samples per operation, bytes per sample\n"
+	"  dump   one line per record\n"
+	"  check  validate the whole trace; exit 0 only if clean and complete";
 
 /* Per-operation totals for info; distinct ops beyond MAX_OPS are lumped. */
 #define MAX_OPS 256
@@ -188,8 +193,6 @@ static int do_dump(trace_reader *r)
 	free(h);
 	pq_error err;
 	int k = trace_reader_foreach(r, dump_record, NULL, &err);
-	if (fflush(stdout) != 0)
-		return pq_exit_code(PQ_EIO);
 	if (k < 0)
 		return cmd_fail("trace", &err);
 	if (trace_reader_check_complete(r, &err) < 0)
@@ -223,19 +226,11 @@ int cmd_trace(int argc, char **argv)
 {
 	struct option_spec specs[] = { { OPT_END, 0, NULL, NULL, NULL, NULL } };
 	const char *pos[2];
-	int help = 0;
 	pq_error err;
 	pq_error_clear(&err);
-	int npos = options_parse(argc, argv, specs, pos, 2, &help, &err);
+	int status, npos = cmd_parse("trace", argc, argv, usage_line, specs, pos, 2, &status);
 	if (npos < 0)
-		return cmd_fail("trace", &err);
-	if (help) {
-		options_usage(stdout, usage_line, specs);
-		printf("\n  info   header, record counts, samples per operation, bytes per sample\n"
-		       "  dump   one line per record\n"
-		       "  check  validate the whole trace; exit 0 only if clean and complete\n");
-		return 0;
-	}
+		return status;
 	if (npos != 2) {
 		options_usage(stderr, usage_line, specs);
 		return pq_exit_code(PQ_EUSAGE);

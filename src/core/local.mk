@@ -10,4 +10,5 @@ libpqprof_a_SOURCES += \
 	src/core/digest.c src/core/digest.h \
 	src/core/xml_escape.c src/core/xml_escape.h \
 	src/core/fixed_str.c src/core/fixed_str.h \
-	src/core/sigsafe.c src/core/sigsafe.h
+	src/core/sigsafe.c src/core/sigsafe.h \
+	src/core/units.c src/core/units.h

@@ -23,24 +23,7 @@
 #include "kat/nist_rng.h"
 #include "kat/safe_text.h"
 
-/* ---- verdicts and outcomes ---------------------------------------------- */
-
-static const char *const verdict_names[KAT_VERDICT_COUNT] = {
-	"PASS", "MISMATCH", "NOKAT", "TIMEOUT", "CRASH", "CRYPTOFAIL", "OVERFLOW", "LOADFAIL",
-};
-
-const char *kat_verdict_name(enum kat_verdict v)
-{
-	return (unsigned)v < KAT_VERDICT_COUNT ? verdict_names[v] : "UNKNOWN";
-}
-
-int kat_verdict_parse(const char *name)
-{
-	for (int i = 0; i < KAT_VERDICT_COUNT; i++)
-		if (strcmp(verdict_names[i], name) == 0)
-			return i;
-	return -1;
-}
+/* ---- outcomes ---------------------------------------------- */
 
 void kat_outcome_init(struct kat_outcome *o)
 {

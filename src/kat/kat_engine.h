@@ -11,9 +11,9 @@
  * checks run (api_checks.h: keygen ignoring the DRNG, verify accepting
  * altered signatures or messages, KEM dec accepting an altered ciphertext).
  * The engine writes the produced vector file and returns an outcome; the
- * comparison with published vectors (kat_judge*, in kat_judge.c) is
- * separate so the parent can do it.  TIMEOUT, CRASH and LOADFAIL are
- * mostly decided by the parent; this header only names them.
+ * comparison with published vectors (kat_judge*, in kat_judge.c) is separate so the parent
+ * can do it.  TIMEOUT, CRASH and LOADFAIL are mostly decided by the parent;
+ * kat/kat_verdict.h names every verdict.
  *
  * Process-wide state, on purpose: randombytes() has no user pointer, so
  * the CTR_DRBG behind the NIST rng callback is the process's one
@@ -29,22 +29,8 @@
 #include "core/pq_error.h"
 #include "instance/pqprof_abi.h"
 #include "kat/kat_file.h"
+#include "kat/kat_verdict.h"
 #include "kat/manifest.h"
-
-enum kat_verdict {
-	KAT_PASS = 0,
-	KAT_MISMATCH = 1,
-	KAT_NOKAT = 2,       /* ran fine, nothing to compare against */
-	KAT_TIMEOUT = 3,
-	KAT_CRASH = 4,
-	KAT_CRYPTOFAIL = 5,  /* non-zero return, own signature rejected, ss differ, unsound verify */
-	KAT_OVERFLOW = 6,    /* wrote outside a buffer or claimed more than declared */
-	KAT_LOADFAIL = 7,
-};
-#define KAT_VERDICT_COUNT 8
-
-const char *kat_verdict_name(enum kat_verdict v);   /* "PASS", ... */
-int kat_verdict_parse(const char *name);            /* enum value or -1 */
 
 #define KAT_NOTES_MAX 8
 #define KAT_NOTE_LEN 200

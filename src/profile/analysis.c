@@ -3,8 +3,9 @@
  * folded stacks; see analysis.h for the attribution rules.  Reading is
  * one pass that merges identical stacks; symbolizing is one lookup per
  * distinct address per address space; everything after that works on
- * small integer ids.  Not here: recording (profile_run.c) and the text
- * layout of the report (profile_text.c).
+ * small integer ids.  Not here: recording (profile_run.c), the text
+ * layout of the report (profile_text.c), and writing exports and flame
+ * graphs (profile_export.c).
  */
 #include "config.h"
 #include "profile/analysis.h"
@@ -13,8 +14,6 @@
 
 #include "profile/symbolizer.h"
 #include "runner/op_ctx.h"
-#include "trace/export.h"
-#include "trace/flamegraph.h"
 #include "trace/strmap.h"
 #include "trace/trace_reader.h"
 
@@ -50,69 +49,10 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* ---- u64 -> u32 open-addressing map ---- */
-
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;          /* value + 1; 0 = empty slot */
-	size_t cap, n;           /* cap: power of two */
-};
-
-static int u64map_get(const struct u64map *m, uint64_t key, uint32_t *val)
+/* Integer keys of the string maps: 16 hex digits. */
+static size_t int_key(char buf[17], uint64_t v)
 {
-	if (!m->cap)
-		return 0;
-	for (size_t i = mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->vals[i])
-			return 0;
-		if (m->keys[i] == key) {
-			*val = m->vals[i] - 1;
-			return 1;
-		}
-	}
-}
-
-static int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
-{
-	if (2 * (m->n + 1) > m->cap) {
-		size_t nc = m->cap ? 2 * m->cap : 1024;
-		uint64_t *nk = calloc(nc, sizeof *nk);
-		uint32_t *nv = calloc(nc, sizeof *nv);
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return -1;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->vals[i])
-				continue;
-			size_t j = mix64(m->keys[i]) & (nc - 1);
-			while (nv[j])
-				j = (j + 1) & (nc - 1);
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = nc;
-	}
-	size_t i = mix64(key) & (m->cap - 1);
-	while (m->vals[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->vals[i])
-		m->n++;
-	m->keys[i] = key;
-	m->vals[i] = val + 1;
-	return 0;
-}
-
-static void u64map_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof *m);
+	return (size_t)snprintf(buf, 17, "%016" PRIx64, v);
 }
 
 /* ---- the model ---- */
@@ -132,7 +72,7 @@ struct space {
 	size_t canon;               /* the space whose symbolizer resolves this one */
 	char *sig;                  /* the mappings as text, to find identical spaces */
 	struct symbolizer *sym;     /* canonical spaces only */
-	struct u64map addr;         /* address -> index into a->res */
+	struct strmap addr;         /* address (int_key) -> index into a->res */
 };
 
 struct resolved {
@@ -208,6 +148,7 @@ struct analysis {
 	struct strmap problem_paths;
 	json_t *warnings;
 	struct analysis_stats st;
+	folded *folded;             /* built on first use */
 };
 
 static int oom(pq_error *err)
@@ -500,8 +441,12 @@ static uint32_t func_id(struct analysis *a, const struct sym_frame *f)
 /* Index into a->res of addr's frames in space si. */
 static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint32_t *out, pq_error *err)
 {
-	if (u64map_get(&s->addr, addr, out))
+	char key[17];
+	size_t klen = int_key(key, addr), v;
+	if (strmap_get(&s->addr, key, klen, &v)) {
+		*out = (uint32_t)v;
 		return 0;
+	}
 	const struct sym_frame *fr;
 	int nf = 0;
 	if (symbolizer_resolve(s->sym, addr, &fr, &nf) < 0)
@@ -521,7 +466,7 @@ static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint
 	}
 	*out = (uint32_t)a->nres++;
 	a->st.addresses++;
-	return u64map_put(&s->addr, addr, *out) < 0 ? oom(err) : 0;
+	return strmap_put(&s->addr, key, klen, *out) < 0 ? oom(err) : 0;
 }
 
 static int symbolize_all(struct analysis *a, pq_error *err)
@@ -533,7 +478,7 @@ static int symbolize_all(struct analysis *a, pq_error *err)
 		k->xn = 0;
 		for (uint32_t j = 0; j < k->n; j++) {
 			uint64_t ip = a->ips[k->ipoff + j];
-			uint32_t ri;
+			uint32_t ri = 0;
 			/* Return addresses are looked up inside their call instruction. */
 			if (resolve_addr(a, s, j && ip ? ip - 1 : ip, &ri, err) < 0)
 				return -err->code;
@@ -666,7 +611,7 @@ void analysis_close(struct analysis *a)
 		free(s->sig);
 		if (s->sym)
 			symbolizer_free(s->sym);
-		u64map_free(&s->addr);
+		strmap_free(&s->addr);
 	}
 	free(a->spaces);
 	for (size_t i = 0; i < a->nops; i++)
@@ -689,6 +634,7 @@ void analysis_close(struct analysis *a)
 	json_decref(a->unverified);
 	json_decref(a->warnings);
 	groups_free(a->own_groups);
+	folded_free(a->folded);
 	free(a->trace_path);
 	free(a);
 }
@@ -706,6 +652,21 @@ const char *analysis_op_name(const struct analysis *a, size_t i)
 const json_t *analysis_header(const struct analysis *a)
 {
 	return a->header;
+}
+
+const char *analysis_trace_path(const struct analysis *a)
+{
+	return a->trace_path;
+}
+
+const char *analysis_event(const struct analysis *a)
+{
+	return a->event;
+}
+
+const char *analysis_unit(const struct analysis *a)
+{
+	return a->unit;
 }
 
 void analysis_get_stats(const struct analysis *a, struct analysis_stats *st)
@@ -736,7 +697,7 @@ struct tree_node {
 struct tree {
 	struct tree_node *n;
 	size_t nn, cap;
-	struct u64map idx;          /* (parent << 32 | func) -> node */
+	struct strmap idx;          /* int_key(parent << 32 | func) -> node */
 };
 
 static int tree_add(struct tree *t, const struct analysis *a, const struct stk *k)
@@ -745,14 +706,17 @@ static int tree_add(struct tree *t, const struct analysis *a, const struct stk *
 	t->n[0].count += k->count;
 	for (uint32_t j = k->keep; j-- > 0;) {
 		uint32_t f = a->af[a->xf[k->xoff + j]].func;
-		uint64_t key = (uint64_t)parent << 32 | f;
+		char key[17];
+		size_t klen = int_key(key, (uint64_t)parent << 32 | f), v;
 		uint32_t node;
-		if (!u64map_get(&t->idx, key, &node)) {
+		if (strmap_get(&t->idx, key, klen, &v)) {
+			node = (uint32_t)v;
+		} else {
 			if (grow(&t->n, &t->cap, t->nn + 1, sizeof *t->n) < 0)
 				return -1;
 			node = (uint32_t)t->nn++;
 			t->n[node] = (struct tree_node){ f, parent, 0 };
-			if (u64map_put(&t->idx, key, node) < 0)
+			if (strmap_put(&t->idx, key, klen, node) < 0)
 				return -1;
 		}
 		t->n[node].count += k->count;
@@ -1129,6 +1093,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_t *calls = calls_json(a, &t, o->name, samples, upo);
 	json_t *r = json_object();
 	json_object_set_new(r, "schema", json_string("pqprof.profile/1"));
+	json_object_set_new(r, "status", json_string("complete"));
 	json_object_set_new(r, "instance", json_deep_copy(json_object_get(a->header, "instance")));
 	json_object_set_new(r, "op", json_string(o->name));
 	json_object_set_new(r, "event", json_string(a->event));
@@ -1165,15 +1130,17 @@ out:
 	free(gflag);
 	free(names);
 	free(tr.n);
-	u64map_free(&tr.idx);
+	strmap_free(&tr.idx);
 	return rc;
 }
 
 /* ---- folded stacks for the exporters ---- */
 
-int analysis_folded(struct analysis *a, folded **out, pq_error *err)
+int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 {
-	*out = NULL;
+	*out = a->folded;
+	if (a->folded)
+		return 0;
 	folded *f = folded_new(a->unit);
 	if (!f)
 		return oom(err);
@@ -1199,130 +1166,6 @@ int analysis_folded(struct analysis *a, folded **out, pq_error *err)
 		}
 	}
 	free(fr);
-	*out = f;
+	*out = a->folded = f;
 	return 0;
-}
-
-/* ---- conveniences ---- */
-
-int profile_analyze(const char *trace_path, const char *op, const struct analysis_opts *opts,
-                    json_t **record, pq_error *err)
-{
-	struct analysis *a;
-	*record = NULL;
-	int rc = analysis_open(&a, trace_path, opts, err);
-	if (rc < 0)
-		return rc;
-	rc = analysis_record(a, op, record, err);
-	analysis_close(a);
-	return rc;
-}
-
-int profile_analyze_files(const char *trace_path, const char *op, const struct analysis_opts *opts,
-                          json_t **record, pq_error *err)
-{
-	struct analysis *a;
-	*record = NULL;
-	int rc = analysis_open(&a, trace_path, opts, err);
-	if (rc < 0)
-		return rc;
-	rc = analysis_record(a, op, record, err);
-	if (rc == 0 && opts && (opts->flamegraph || opts->folded)) {
-		folded *f = NULL;
-		rc = analysis_folded(a, &f, err);
-		if (rc == 0 && opts->flamegraph) {
-			char title[512];
-			const char *inst = json_string_value(
-				json_object_get(json_object_get(a->header, "instance"), "name"));
-			snprintf(title, sizeof title, "%s %s (%s, %s)", inst ? inst : "?", op, a->event, a->unit);
-			struct flamegraph_opts fo = { .title = title };
-			rc = flamegraph_svg(f, op, &fo, opts->flamegraph, err);
-		}
-		if (rc == 0 && opts->folded)
-			rc = export_folded(f, op, opts->folded, err);
-		folded_free(f);
-		if (rc < 0) {
-			json_decref(*record);
-			*record = NULL;
-		}
-	}
-	analysis_close(a);
-	return rc;
-}
-
-static int open_folded(const char *trace_path, folded **f, char *title, size_t tlen, const char *op,
-                       pq_error *err)
-{
-	struct analysis *a;
-	int rc = analysis_open(&a, trace_path, NULL, err);
-	if (rc < 0)
-		return rc;
-	if (op) {
-		int found = 0;
-		for (size_t i = 0; i < a->nops; i++)
-			found |= strcmp(a->ops[i].name, op) == 0;
-		if (!found) {
-			rc = pq_fail(err, PQ_EUSAGE, "%s: no operation '%s' in the trace", trace_path, op);
-			analysis_close(a);
-			return rc;
-		}
-	}
-	if (title) {
-		const char *inst = json_string_value(
-			json_object_get(json_object_get(a->header, "instance"), "name"));
-		snprintf(title, tlen, "%s %s (%s, %s)", inst ? inst : "?", op ? op : "all operations",
-		         a->event, a->unit);
-	}
-	rc = analysis_folded(a, f, err);
-	analysis_close(a);
-	return rc;
-}
-
-int profile_flamegraph(const char *trace_path, const char *op, const char *svg_path, pq_error *err)
-{
-	return profile_export(trace_path, op, "svg", svg_path, err);
-}
-
-int profile_export(const char *trace_path, const char *op, const char *format,
-                   const char *out_path, pq_error *err)
-{
-	if (strcmp(format, "folded") && strcmp(format, "speedscope") && strcmp(format, "callgrind") &&
-	    strcmp(format, "svg"))
-		return pq_fail(err, PQ_EUSAGE, "format '%s': use folded, speedscope, callgrind or svg", format);
-	folded *f;
-	char title[512];
-	int rc = open_folded(trace_path, &f, title, sizeof title, op, err);
-	if (rc < 0)
-		return rc;
-	if (strcmp(format, "folded") == 0) {
-		rc = export_folded(f, op, out_path, err);
-	} else if (strcmp(format, "speedscope") == 0) {
-		rc = export_speedscope(f, op, title, out_path, err);
-	} else if (strcmp(format, "callgrind") == 0) {
-		rc = export_callgrind(f, op, out_path, err);
-	} else {
-		struct flamegraph_opts fo = { .title = title };
-		rc = flamegraph_svg(f, op, &fo, out_path, err);
-	}
-	folded_free(f);
-	return rc;
-}
-
-int profile_flamegraph_diff(const char *before_trace, const char *after_trace, const char *op,
-                            const char *svg_path, pq_error *err)
-{
-	folded *b = NULL, *f = NULL;
-	char title[512];
-	int rc = open_folded(before_trace, &b, NULL, 0, op, err);
-	if (rc == 0)
-		rc = open_folded(after_trace, &f, title, sizeof title, op, err);
-	if (rc == 0) {
-		char t[600];
-		snprintf(t, sizeof t, "Differential: %s", title);
-		struct flamegraph_opts fo = { .title = t, .subtitle = "red: grew from before to after, blue: shrank" };
-		rc = flamegraph_diff_svg(b, f, op, &fo, svg_path, err);
-	}
-	folded_free(b);
-	folded_free(f);
-	return rc;
 }

@@ -3,7 +3,8 @@
  * symbolized aggregates: the pqprof.profile/1 record of one operation
  * (top functions by self and inclusive share, source lines, call tree,
  * function groups, exact calls per operation), and the folded model the
- * exporters and flame graphs draw from.
+ * exporters and flame graphs draw from (profile/profile_export.h writes
+ * them).
  *
  * The trace is read once.  Samples are merged by (address space,
  * operation, stack) first, then every distinct address is symbolized
@@ -79,32 +80,13 @@ void analysis_get_stats(const struct analysis *a, struct analysis_stats *st);
  * PQ_EUSAGE when the trace has no such operation. */
 int analysis_record(struct analysis *a, const char *op, json_t **record, pq_error *err);
 
-/* The folded model of all operations, weights in event units (caller frees). */
-int analysis_folded(struct analysis *a, folded **out, pq_error *err);
+/* The folded model of all operations, weights in event units: built on
+ * the first call, owned by a (valid until analysis_close). */
+int analysis_folded(struct analysis *a, const folded **out, pq_error *err);
 
-/* ---- one-call conveniences for the campaign ---- */
-
-int profile_analyze(const char *trace_path, const char *op, const struct analysis_opts *opts,
-                    json_t **record, pq_error *err);
-
-/*
- * profile_analyze, and also write the files opts names: the flame graph
- * (opts->flamegraph) and the folded stacks (opts->folded) of op, which
- * `pqprof compare` draws differential flame graphs from.  One read of
- * the trace.
- */
-int profile_analyze_files(const char *trace_path, const char *op, const struct analysis_opts *opts,
-                          json_t **record, pq_error *err);
-
-/* Flame graph of op (NULL: all operations) as SVG. */
-int profile_flamegraph(const char *trace_path, const char *op, const char *svg_path, pq_error *err);
-
-/* Differential flame graph from before to after, for op (NULL: all). */
-int profile_flamegraph_diff(const char *before_trace, const char *after_trace, const char *op,
-                            const char *svg_path, pq_error *err);
-
-/* Export as folded, speedscope, callgrind or svg; op NULL: all. */
-int profile_export(const char *trace_path, const char *op, const char *format,
-                   const char *out_path, pq_error *err);
+/* The trace's path, and the sampled event and its unit as its header names them. */
+const char *analysis_trace_path(const struct analysis *a);
+const char *analysis_event(const struct analysis *a);
+const char *analysis_unit(const struct analysis *a);
 
 #endif

@@ -15,4 +15,5 @@ libpqprof_a_SOURCES += \
 libpqprof_a_SOURCES += \
 	src/profile/profile_run.c src/profile/profile_run.h \
 	src/profile/analysis.c src/profile/analysis.h \
+	src/profile/profile_export.c src/profile/profile_export.h \
 	src/profile/profile_text.c src/profile/profile_text.h

@@ -2,7 +2,7 @@
 #include "config.h"
 #include "profile/profile_text.h"
 
-#include "report/units.h"
+#include "core/units.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* bench_table: terminal performance table; see bench_table.h. */
 #include "config.h"
 #include "report/bench_table.h"
-#include "report/units.h"
+#include "core/units.h"
 
 #include <string.h>
 

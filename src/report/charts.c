@@ -2,7 +2,7 @@
 #include "config.h"
 #include "report/charts.h"
 #include "report/escape.h"
-#include "report/units.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 #include "report/compare.h"
 #include "report/jpath.h"
 #include "report/report.h"
-#include "report/units.h"
+#include "core/units.h"
 #include "core/atomic_file.h"
 #include "core/json_file.h"
 #include "measure/stats.h"

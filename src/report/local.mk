@@ -1,7 +1,6 @@
-# report: number formatting, record sets, Markdown / HTML / CSV / JSON
+# report: record sets, Markdown / HTML / CSV / JSON
 # reports, charts, and record-set comparisons.  Tests are in tests/report.mk.
 libpqprof_a_SOURCES += \
-	src/report/units.c src/report/units.h \
 	src/report/sizes_audit.c src/report/sizes_audit.h \
 	src/report/bench_table.c src/report/bench_table.h \
 	src/report/jpath.c src/report/jpath.h \

@@ -3,14 +3,14 @@
  * section in the order of the reference reports (basic information,
  * environment, KAT, performance, resources, sizes, symmetric primitives,
  * evidence), then the hotspots of every profiled operation.  Everything
- * printed is formatted with report/units.h so figures read like the
+ * printed is formatted with core/units.h so figures read like the
  * reference.  Missing records become "not measured" rows with the
  * campaign's step state rather than holes.
  */
 #include "config.h"
 #include "report/report.h"
 #include "report/jpath.h"
-#include "report/units.h"
+#include "core/units.h"
 #include "report/sizes_audit.h"
 #include "measure/env.h"
 

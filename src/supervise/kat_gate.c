@@ -18,11 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int kat_verdict_exit_code(enum kat_verdict v)
-{
-	return v == KAT_PASS ? 0 : 20 + (int)v;
-}
-
 json_t *kat_outcome_to_json(const struct kat_outcome *o)
 {
 	json_t *notes = json_array();

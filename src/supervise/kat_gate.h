@@ -45,7 +45,4 @@ void kat_gate_result_free(struct kat_gate_result *res);
 
 json_t *kat_outcome_to_json(const struct kat_outcome *o);
 
-/* Exit status of `pqprof kat` for a verdict: 0 for PASS, 20 + verdict otherwise. */
-int kat_verdict_exit_code(enum kat_verdict v);
-
 #endif

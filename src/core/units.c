@@ -1,6 +1,6 @@
 /* units: number formatting for tables; see units.h. */
 #include "config.h"
-#include "report/units.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdio.h>
