@@ -1,6 +1,7 @@
-# core: errors, options, atomic files.
+# core: errors, options, atomic files, containment of untrusted processes.
 libpqprof_a_SOURCES += \
 	src/core/pq_error.c src/core/pq_error.h \
 	src/core/options.c src/core/options.h \
 	src/core/atomic_file.c src/core/atomic_file.h \
-	src/core/grow.c src/core/grow.h
+	src/core/grow.c src/core/grow.h \
+	src/core/contain.c src/core/contain.h

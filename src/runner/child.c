@@ -2,6 +2,7 @@
 #include "config.h"
 #include "runner/child.h"
 #include "runner/runner.h"
+#include "core/contain.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -110,7 +111,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c)
+static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c,
+                        const struct contained *ct)
 {
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -166,7 +168,7 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	argv[2] = (char *)spec->lib;
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = (char *)spec->args[i];
-	execv(runner, argv);
+	contain_exec(ct, runner, argv);
 	char msg[PATH_MAX + 128];
 	int n = snprintf(msg, sizeof msg, "{\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"cannot run %s: %s\"}\n",
 	                 runner, strerror(errno));
@@ -315,7 +317,14 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 	}
 	fflush(NULL);
 	double t0 = now_s();
-	pid_t pid = fork();
+	/* Contained (see core/contain.h); the runner gets an absolute library path. */
+	char abs_lib[PATH_MAX];
+	struct child_spec spec_abs = *spec;
+	if (spec->lib && realpath(spec->lib, abs_lib))
+		spec_abs.lib = abs_lib;
+	spec = &spec_abs;
+	struct contained ct;
+	pid_t pid = contain_fork(&ct, &(struct contain_opts){ .readable = spec->lib }, err);
 	if (pid < 0) {
 		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]);
 		if (ctrl[0] >= 0) {
@@ -323,11 +332,11 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 			close(ctrl[1]);
 		}
 		res->end = CHILD_SPAWN_FAILED;
-		return pq_fail_errno(err, PQ_EIO, "fork");
+		return -PQ_EIO;
 	}
 	if (pid == 0)
-		exec_runner(spec, resp[1], outp[1], ctrl[1]);
-	setpgid(pid, pid);
+		exec_runner(spec, resp[1], outp[1], ctrl[1], &ct);
+	snprintf(res->contain_note, sizeof res->contain_note, "%s", ct.note);
 	live_add(pid);
 	close(resp[1]);
 	close(outp[1]);
@@ -366,7 +375,7 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 		}
 		if (spec->hooks && spec->hooks->tick)
 			spec->hooks->tick(spec->hooks->user);
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		pid_t w = contain_wait(&ct, &status, WNOHANG);
 		if (w == pid) {
 			exited = 1;
 			break;
@@ -397,11 +406,8 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 	}
 	if (spec->hooks && spec->hooks->tick)
 		spec->hooks->tick(spec->hooks->user);
-	/* Anything still in the process group outlived the runner. */
-	if (kill(-pid, 0) == 0) {
-		res->orphans = 1;
-		kill(-pid, SIGKILL);
-	}
+	/* Anything still in the namespace (or process group) outlived the runner. */
+	res->orphans = contain_finish(&ct);
 	live_remove(pid);
 	close(resp[0]);
 	close(outp[0]);

@@ -68,7 +68,8 @@ struct child_result {
 	int exit_code;
 	int signo;
 	int killed_hard;          /* SIGKILL was needed after the grace period */
-	int orphans;              /* processes of the group still alive after exit */
+	int orphans;              /* processes left behind after the runner ended (killed) */
+	char contain_note[256];   /* a part of the containment left out, and why ("" if none) */
 	char in_op[16];           /* operation in progress at the end, "" if none */
 	char fault[160];          /* the runner's own diagnosis (overflow, stack, oom) */
 	json_t *events;           /* array of event objects */
