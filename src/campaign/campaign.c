@@ -368,6 +368,12 @@ static int do_build(struct campaign *c, struct unit *u)
 			.src_dir = u->tree, .out_path = u->lib, .profile = u->profile, .extra_cflags = u->cflags,
 			.defines = u->defines, .ndefines = u->ndefines,
 		};
+		/* Descriptor flags are checked; its trees stay inside its directory (see builder.h). */
+		const char *env_root = getenv("PQPROF_SOURCE_ROOT");
+		bo.source_root = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root
+		                 : c->have_desc ? c->desc.dir : NULL;
+		bo.flags_origin = c->have_desc ? c->desc.path : NULL;
+		bo.trust_flags = c->o->trust_flags;
 		tree_api_parse(u->api, &bo.api);
 		struct build_result br;
 		if (instance_build(&bo, &br, &err) < 0) {

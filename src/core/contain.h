@@ -97,6 +97,9 @@ pid_t contain_wait(struct contained *c, int *status, int flags);
  */
 int contain_finish(struct contained *c);
 
+/* Can a job read `path` (1 when jobs keep pqprof's uid)? */
+int contain_job_can_read(const char *path);
+
 /* Make a directory the job must write into (kat outputs) writable by it. */
 void contain_share_dir(const char *dir);
 
