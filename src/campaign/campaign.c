@@ -372,8 +372,11 @@ static int do_build(struct campaign *c, struct unit *u)
 		const char *env_root = getenv("PQPROF_SOURCE_ROOT");
 		bo.source_root = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root
 		                 : c->have_desc ? c->desc.dir : NULL;
-		bo.flags_origin = c->have_desc ? c->desc.path : NULL;
+		char origin[PATH_MAX + 200];
+		snprintf(origin, sizeof origin, "%s: cflags of instance %s", c->desc.path, u->instance);
+		bo.flags_origin = c->have_desc ? origin : NULL;
 		bo.trust_flags = c->o->trust_flags;
+		bo.tree_inside_root = c->have_desc;
 		tree_api_parse(u->api, &bo.api);
 		struct build_result br;
 		if (instance_build(&bo, &br, &err) < 0) {

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
+#include "core/contain.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
 #include "runner/bench.h"
@@ -40,6 +41,9 @@ int cmd_kat(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
+	if ((vectors && contain_check_input(vectors, "--vectors", &err) < 0) ||
+	    (manifest && contain_check_input(manifest, "--manifest", &err) < 0))
+		return cmd_fail("kat", &err);
 	child_install_signal_forwarding();
 	json_t *desc = NULL;
 	pq_error derr = { 0 };

@@ -161,6 +161,23 @@ json_t *contain_to_json(void)
 	return o;
 }
 
+int contain_check_input(const char *path, const char *what, pq_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s %s: cannot open", what, path);
+	struct stat sb;
+	int r = fstat(fd, &sb);
+	close(fd);
+	if (r != 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s %s", what, path);
+	if (!S_ISREG(sb.st_mode))
+		return pq_fail(err, PQ_EINPUT, "%s %s: not a regular file (%s)", what, path,
+		               S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ? "a directory"
+		               : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : "a special file");
+	return 0;
+}
+
 void contain_share_dir(const char *dir)
 {
 	probe();

@@ -100,6 +100,13 @@ int contain_finish(struct contained *c);
 /* Can a job read `path` (1 when jobs keep pqprof's uid)? */
 int contain_job_can_read(const char *path);
 
+/*
+ * An input file given by the user (vectors, manifests) must be a regular
+ * file: checked without blocking on a FIFO (opened O_NONBLOCK, fstat).
+ * `what` names it in the error ("--vectors").
+ */
+int contain_check_input(const char *path, const char *what, pq_error *err);
+
 /* Make a directory the job must write into (kat outputs) writable by it. */
 void contain_share_dir(const char *dir);
 

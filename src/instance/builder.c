@@ -194,36 +194,38 @@ static int wait_limited(struct contained *ct, const struct cc_limits *lim, int *
 }
 
 /*
- * Blank the lines of a compiler log that are about a file outside `a` and
- * `b` (the tree and the build directory), with the source lines echoed
- * under them: the contents of files outside the tree never reach notes,
- * errors or records.
+ * Leave out the lines of a compiler log that are about a file outside `a`
+ * and `b` (the tree and the build directory), with the source lines
+ * echoed under them: the contents of files outside the tree never reach
+ * notes, errors or records.  Filters `text` in place.
  */
 static void drop_outside_lines(char *text, const char *a, const char *b)
 {
+	static const char marker[] = "(a diagnostic about a file outside the tree, left out)\n";
+	size_t la = strlen(a), lb = strlen(b), out = 0;
 	int dropping = 0;
-	for (char *line = text; *line;) {
+	char *line = text;
+	while (*line) {
 		char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
 		const char *colon = memchr(line, ':', n);
-		int about_file = line[0] == '/' && colon && colon + 1 < line + n && colon[1] >= '0' && colon[1] <= '9';
-		int echo = n > 0 && (line[0] == ' ' || line[0] == '\t');
-		if (about_file) {
-			size_t la = strlen(a), lb = strlen(b);
-			dropping = !((strncmp(line, a, la) == 0 && line[la] == '/') || (strncmp(line, b, lb) == 0 && line[lb] == '/'));
-		} else if (!echo) {
+		int about_file = line[0] == '/' && colon && colon[1] >= '0' && colon[1] <= '9';
+		int echo = line[0] == ' ' || line[0] == '\t';
+		if (about_file)
+			dropping = !((strncmp(line, a, la) == 0 && line[la] == '/') ||
+			             (strncmp(line, b, lb) == 0 && line[lb] == '/'));
+		else if (!echo)
 			dropping = 0;
+		if (!dropping) {
+			memmove(text + out, line, n);
+			out += n;
+		} else if (about_file && sizeof marker - 1 <= n) {
+			memcpy(text + out, marker, sizeof marker - 1); /* never longer than what it replaces */
+			out += sizeof marker - 1;
 		}
-		if (dropping) {
-			const char *msg = about_file ? "(a diagnostic about a file outside the tree, left out)" : "";
-			size_t m = strlen(msg) < n ? strlen(msg) : n;
-			memcpy(line, msg, m);
-			memset(line + m, ' ', n - m);
-		}
-		if (!nl)
-			break;
-		line = nl + 1;
+		line += n;
 	}
+	text[out] = '\0';
 }
 
 /* First few lines of a compiler log that mention "error", else its head. */
@@ -478,7 +480,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 			return fr;
 	}
 	const char *within = opt->source_root ? opt->source_root : getenv("PQPROF_SOURCE_ROOT");
-	int r = tree_scan_dir_within(opt->src_dir, within && *within ? within : NULL, opt->api, &res->ts, err);
+	int r = tree_scan_dir_within(opt->src_dir, within && *within ? within : NULL, opt->tree_inside_root, opt->api,
+	                             &res->ts, err);
 	if (r < 0)
 		return r;
 	struct tree_scan *ts = &res->ts;

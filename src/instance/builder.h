@@ -38,7 +38,8 @@ struct build_options {
 	const char *ldflags;       /* --ldflags, appended at link time */
 	int jobs;                  /* parallel compiler processes (0 = online CPUs) */
 	/* Containment (see core/contain.h and instance/flag_check.h). */
-	const char *source_root;   /* links and the tree must stay inside (NULL: the tree) */
+	const char *source_root;   /* links must stay inside (NULL: $PQPROF_SOURCE_ROOT, else the tree) */
+	int tree_inside_root;      /* the tree itself must be inside source_root (descriptor trees) */
 	const char *flags_origin;  /* extra_cflags came from this file: checked; NULL: command line */
 	int trust_flags;           /* --trust-flags: no check */
 	double cc_timeout_s;       /* wall-clock limit per compiler process (0: 600 s) */

@@ -626,11 +626,11 @@ static int classify(struct scan_state *st)
 
 int tree_scan_dir(const char *dir, enum tree_api want, struct tree_scan *out, pq_error *err)
 {
-	return tree_scan_dir_within(dir, NULL, want, out, err);
+	return tree_scan_dir_within(dir, NULL, 0, want, out, err);
 }
 
-int tree_scan_dir_within(const char *dir, const char *within, enum tree_api want, struct tree_scan *out,
-                         pq_error *err)
+int tree_scan_dir_within(const char *dir, const char *within, int tree_inside, enum tree_api want,
+                         struct tree_scan *out, pq_error *err)
 {
 	memset(out, 0, sizeof *out);
 	struct stat sb;
@@ -644,7 +644,9 @@ int tree_scan_dir_within(const char *dir, const char *within, enum tree_api want
 	if (within && !realpath(within, real_within))
 		return pq_fail_errno(err, PQ_EINPUT, "source root %s", within);
 	struct scan_state st = { .ts = out, .err = err, .within = within ? real_within : out->root };
-	if (!path_within(out->root, st.within))
+	if (!path_within(out->root, st.within) && !tree_inside)
+		st.within = out->root; /* a tree named by the user: links stay inside it */
+	else if (!path_within(out->root, st.within))
 		return pq_fail(err, PQ_EINPUT, "%s: the tree is outside the source root %s (widen it with --source-root)",
 		               out->root, st.within);
 	int r = walk(&st, "", 0);

@@ -45,14 +45,15 @@ int tree_scan_dir(const char *dir, enum tree_api want, struct tree_scan *out, pq
 
 /*
  * The same, with every file, symbolic link and quoted #include required to
- * resolve inside `within` (the source root; NULL: the tree itself), and
- * the tree itself inside it.  Entries that are not regular files or
+ * resolve inside `within` (the source root; NULL: the tree itself).  A
+ * tree outside `within` is refused when `tree_inside` is set (a tree named
+ * by a descriptor), else its links must stay inside the tree itself.  Entries that are not regular files or
  * directories (FIFOs, devices, sockets), links that leave the source root,
  * symlinked directory loops and #include of absolute paths are refused
  * with an error naming the file.
  */
-int tree_scan_dir_within(const char *dir, const char *within, enum tree_api want, struct tree_scan *out,
-                         pq_error *err);
+int tree_scan_dir_within(const char *dir, const char *within, int tree_inside, enum tree_api want,
+                         struct tree_scan *out, pq_error *err);
 void tree_scan_free(struct tree_scan *ts);
 
 const char *tree_api_name(enum tree_api api);
