@@ -322,10 +322,8 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 	memset(c, 0, sizeof *c);
 	c->status_fd = -1;
 	c->as_user = caps.drop_uid && !(o && o->no_user_change);
-	if (c->as_user && o && o->readable && !readable_by(o->readable, caps.uid, caps.gid)) {
-		c->as_user = 0;
-		snprintf(c->note, sizeof c->note, "ran as root: %s is not readable by %s", o->readable, caps.user);
-	}
+	if (c->as_user && o && o->readable && !readable_by(o->readable, caps.uid, caps.gid))
+		c->via_fd = 1;
 	if (make_scratch(c, err) < 0)
 		return -PQ_EIO;
 	if (!caps.pid_ns) {
@@ -395,6 +393,21 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 		return pq_fail(err, PQ_EIO, "the contained process did not start");
 	}
 	return c->pid;
+}
+
+const char *contain_job_path(const struct contained *c, const char *path, char *buf, size_t len)
+{
+	if (!c->via_fd)
+		return path;
+	int fd0 = open(path, O_RDONLY); /* no O_CLOEXEC: the job opens it after exec */
+	/* Above the numbers a runner gives meaning to (3 and 4). */
+	int fd = fd0 >= 0 ? fcntl(fd0, F_DUPFD, 100) : -1;
+	if (fd0 >= 0)
+		close(fd0);
+	if (fd < 0)
+		return path;
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+	return buf;
 }
 
 int contain_enter(const struct contained *c)

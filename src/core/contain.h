@@ -54,6 +54,7 @@ struct contained {
 	pid_t reaper;           /* pid 1 of its namespace, 0 when none */
 	int status_fd;          /* the reaper's report, or -1 */
 	int as_user;            /* the job dropped to caps.uid */
+	int via_fd;             /* opts.readable is out of its reach by path: hand it an fd */
 	char scratch[PATH_MAX]; /* its working directory ("" when none) */
 	int finished;
 	int wait_status;        /* the job's own wait status */
@@ -62,7 +63,7 @@ struct contained {
 };
 
 struct contain_opts {
-	const char *readable;   /* a file the job must read; no uid change if nobody can */
+	const char *readable;   /* a file the job must read (see contain_job_path) */
 	int no_user_change;     /* keep pqprof's uid (jobs that need it) */
 };
 
@@ -72,6 +73,15 @@ struct contain_opts {
  * the job's pid in the caller, negative on failure.
  */
 pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *err);
+
+/*
+ * In the job, before contain_exec: the name under which it can open
+ * opts.readable.  That is the path itself, or, when the unprivileged uid
+ * cannot reach it (a directory on the way is private), /proc/self/fd/N of
+ * a descriptor opened now and left open across exec: the kernel maps the
+ * real file, so /proc/PID/maps still shows the real path.
+ */
+const char *contain_job_path(const struct contained *c, const char *path, char *buf, size_t len);
 
 /* In the job: enter the scratch directory and drop to the unprivileged uid. */
 int contain_enter(const struct contained *c);

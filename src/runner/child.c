@@ -163,9 +163,10 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	while (spec->args && spec->args[nargs])
 		nargs++;
 	char **argv = calloc((size_t)nargs + 4, sizeof *argv);
+	char lib_fd_path[32];
 	argv[0] = (char *)runner;
 	argv[1] = (char *)spec->job;
-	argv[2] = (char *)spec->lib;
+	argv[2] = (char *)contain_job_path(ct, spec->lib, lib_fd_path, sizeof lib_fd_path);
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = (char *)spec->args[i];
 	contain_exec(ct, runner, argv);
@@ -202,6 +203,37 @@ static void handle_event(struct child_result *res, json_t *ev)
 		res->done = ev;
 }
 
+/*
+ * A runner handed its library as /proc/self/fd/N (see contain_job_path)
+ * names it so in its messages: put the library's path back.  Only for
+ * paths that need no JSON escaping.
+ */
+static char *unfd_line(const char *line, const char *lib)
+{
+	const char *hit = lib && !strpbrk(lib, "\"\\") ? strstr(line, "/proc/self/fd/") : NULL;
+	if (!hit)
+		return NULL;
+	size_t n = strlen(line), ll = strlen(lib), k = 0;
+	char *out = malloc(n * (ll + 1) + 1);
+	if (!out)
+		return NULL;
+	for (const char *p = line; *p;) {
+		if (strncmp(p, "/proc/self/fd/", 14) == 0 && p[14] >= '0' && p[14] <= '9') {
+			p += 14;
+			while (*p >= '0' && *p <= '9')
+				p++;
+			memcpy(out + k, lib, ll);
+			k += ll;
+		} else {
+			out[k++] = *p++;
+		}
+	}
+	out[k] = '\0';
+	return out;
+}
+
+static const char *event_lib; /* the library of the running child, for unfd_line */
+
 /* Split complete lines off the buffer into events. */
 static void take_lines(struct linebuf *lb, struct child_result *res)
 {
@@ -210,7 +242,9 @@ static void take_lines(struct linebuf *lb, struct child_result *res)
 		if (lb->buf[i] != '\n')
 			continue;
 		lb->buf[i] = '\0';
-		json_t *ev = json_loads(lb->buf + start, 0, NULL);
+		char *fixed = unfd_line(lb->buf + start, event_lib);
+		json_t *ev = json_loads(fixed ? fixed : lb->buf + start, 0, NULL);
+		free(fixed);
 		if (ev && json_is_object(ev)) {
 			json_array_append_new(res->events, ev);
 			handle_event(res, ev);
@@ -337,6 +371,7 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 	if (pid == 0)
 		exec_runner(spec, resp[1], outp[1], ctrl[1], &ct);
 	snprintf(res->contain_note, sizeof res->contain_note, "%s", ct.note);
+	event_lib = ct.via_fd ? spec->lib : NULL;
 	live_add(pid);
 	close(resp[1]);
 	close(outp[1]);
