@@ -324,6 +324,8 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 	c->as_user = caps.drop_uid && !(o && o->no_user_change);
 	if (c->as_user && o && o->readable && !readable_by(o->readable, caps.uid, caps.gid))
 		c->via_fd = 1;
+	if (o && o->workdir)
+		snprintf(c->workdir, sizeof c->workdir, "%s", o->workdir);
 	if (make_scratch(c, err) < 0)
 		return -PQ_EIO;
 	if (!caps.pid_ns) {
@@ -412,7 +414,8 @@ const char *contain_job_path(const struct contained *c, const char *path, char *
 
 int contain_enter(const struct contained *c)
 {
-	if (c->scratch[0] && chdir(c->scratch) != 0)
+	const char *wd = c->workdir[0] ? c->workdir : c->scratch;
+	if (wd[0] && chdir(wd) != 0)
 		return -1;
 	if (c->as_user) {
 		if (setgroups(0, NULL) != 0 || setgid(caps.gid) != 0 || setuid(caps.uid) != 0)

@@ -55,7 +55,8 @@ struct contained {
 	int status_fd;          /* the reaper's report, or -1 */
 	int as_user;            /* the job dropped to caps.uid */
 	int via_fd;             /* opts.readable is out of its reach by path: hand it an fd */
-	char scratch[PATH_MAX]; /* its working directory ("" when none) */
+	char scratch[PATH_MAX]; /* its scratch directory ("" when none) */
+	char workdir[PATH_MAX]; /* working directory instead of the scratch one, or "" */
 	int finished;
 	int wait_status;        /* the job's own wait status */
 	int left;               /* processes left behind and killed */
@@ -65,6 +66,12 @@ struct contained {
 struct contain_opts {
 	const char *readable;   /* a file the job must read (see contain_job_path) */
 	int no_user_change;     /* keep pqprof's uid (jobs that need it) */
+	/*
+	 * Working directory instead of the scratch directory, entered before
+	 * the uid change: the job reaches files below it as /proc/self/cwd/...
+	 * even when a directory above it is private (compilers use this).
+	 */
+	const char *workdir;
 };
 
 /*

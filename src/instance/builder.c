@@ -139,13 +139,14 @@ static void av_free(struct argv_buf *a)
 struct cc_limits {
 	double timeout_s;
 	unsigned long long as_limit;
-	int as_user;          /* the unprivileged uid can read the tree */
+	int as_user;          /* compile as the unprivileged uid */
+	const char *workdir;  /* its working directory when the tree is reached through it */
 };
 
 /* Start argv contained, its output to `log`; returns its pid or -1. */
 static pid_t spawn_logged(struct contained *ct, char **argv, const char *log, const struct cc_limits *lim)
 {
-	struct contain_opts co = { .no_user_change = !lim->as_user };
+	struct contain_opts co = { .no_user_change = !lim->as_user, .workdir = lim->workdir };
 	pid_t pid = contain_fork(ct, &co, NULL);
 	if (pid != 0)
 		return pid < 0 ? -1 : pid;
@@ -366,8 +367,20 @@ static int run_units(struct argv_buf *cmds, char **logs, const char **names, int
 	}
 	free(running);
 	if (failed >= 0) {
-		char why[1400];
+		char why[1400], shown[2800];
 		unit_failure(&failed_job, failed_st, logs[failed], lim, tree, tmpdir, why, sizeof why);
+		/* Paths reached through the working directory are shown as they are. */
+		size_t k = 0;
+		for (const char *p = why; *p && k + 1 < sizeof shown;) {
+			if (lim->workdir && strncmp(p, "/proc/self/cwd", 14) == 0) {
+				k += (size_t)snprintf(shown + k, sizeof shown - k, "%s", lim->workdir);
+				p += 14;
+			} else {
+				shown[k++] = *p++;
+			}
+		}
+		shown[k < sizeof shown ? k : sizeof shown - 1] = '\0';
+		snprintf(why, sizeof why, "%s", shown);
 		return pq_fail(err, PQ_EBUILD, "%s: %s failed: %s", names[failed], what, why);
 	}
 	return 0;
@@ -447,7 +460,7 @@ static const char *base_name(const char *p)
 
 /* Common compiler flags: profile, user flags, -D, -g -fPIC, includes. */
 static void push_common(struct argv_buf *a, const struct build_options *opt,
-                        char **pw, int pn, char **uw, int un, const struct tree_scan *ts)
+                        char **pw, int pn, char **uw, int un, const struct tree_scan *ts, const char *base)
 {
 	for (int i = 0; i < pn; i++)
 		av_push(a, pw[i]);
@@ -459,10 +472,13 @@ static void push_common(struct argv_buf *a, const struct build_options *opt,
 	av_push(a, "-fPIC");
 	for (int i = 0; downgrades[i]; i++)
 		av_push(a, downgrades[i]);
-	av_pushf(a, "-I%s", ts->root);
+	av_pushf(a, "-I%s", base);
 	for (int i = 0; i < ts->nincdirs; i++)
 		if (strcmp(ts->incdirs[i], ".") != 0)
-			av_pushf(a, "-I%s/%s", ts->root, ts->incdirs[i]);
+			av_pushf(a, "-I%s/%s", base, ts->incdirs[i]);
+	/* Reached through the working directory: debug info and __FILE__ keep the real paths. */
+	if (strcmp(base, ts->root) != 0)
+		av_pushf(a, "-ffile-prefix-map=/proc/self/cwd=%s", ts->within);
 }
 
 int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err)
@@ -505,8 +521,19 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 				probe = first;
 				break;
 			}
-		lim.as_user = contain_job_can_read(probe);
+		lim.as_user = contain_caps()->drop_uid;
+		/*
+		 * A tree below a private directory (mode 0700 on the way) is
+		 * reached from a working directory entered before the uid change.
+		 */
+		if (lim.as_user && !contain_job_can_read(probe))
+			lim.workdir = ts->within;
 	}
+	char base[PATH_MAX];
+	if (lim.workdir)
+		snprintf(base, sizeof base, "/proc/self/cwd%s", ts->root + strlen(ts->within));
+	else
+		snprintf(base, sizeof base, "%s", ts->root);
 	compiler_version(cc, res->compiler, sizeof res->compiler, tmpdir, &lim);
 
 	char **pw = NULL, **uw = NULL;
@@ -543,8 +570,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		          opt->trust_flags ? "trusted with --trust-flags" : "checked: no flag that runs programs or loads code");
 	notes_add(res, "containment: compilers %s; limits %.0f s and %llu MiB per compiler process",
 	          contain_caps()->summary, lim.timeout_s, lim.as_limit >> 20);
-	if (!lim.as_user && contain_caps()->drop_uid)
-		notes_add(res, "containment: compiled as root: the tree is not readable by %s", contain_caps()->user);
+	if (lim.workdir)
+		notes_add(res, "containment: the tree is below a private directory: compilers reach it from %s", ts->within);
 	for (int i = 0; i < ts->nfiles; i++) {
 		const struct tree_file *f = &ts->files[i];
 		if (f->keep)
@@ -612,11 +639,11 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		if (shim)
 			snprintf(src, sizeof src, "%s", shim_path);
 		else
-			snprintf(src, sizeof src, "%s/%s", ts->root, ts->files[i].rel);
+			snprintf(src, sizeof src, "%s/%s", base, ts->files[i].rel);
 		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
 		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
 		av_push(&cmds[u], cc);
-		push_common(&cmds[u], opt, pw, pn, uw, un, ts);
+		push_common(&cmds[u], opt, pw, pn, uw, un, ts, base);
 		if (shim)
 			av_pushf(&cmds[u], "-I%s", tmpdir);
 		av_push(&cmds[u], "-c");
@@ -631,7 +658,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = opt->jobs > 0 ? opt->jobs : (ncpu > 0 ? (int)ncpu : 1);
 	if (r == 0)
-		r = run_units(cmds, logs, names, u, jobs, "compilation", &lim, ts->root, tmpdir, err);
+		r = run_units(cmds, logs, names, u, jobs, "compilation", &lim, base, tmpdir, err);
 	if (r == 0) {
 		char **lw = NULL;
 		int ln = 0;
@@ -646,7 +673,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		snprintf(log, sizeof log, "%s/link.log", tmpdir);
 		char *logp = log;
 		const char *lname = opt->out_path;
-		r = run_units(&link, &logp, &lname, 1, 1, "linking", &lim, ts->root, tmpdir, err);
+		r = run_units(&link, &logp, &lname, 1, 1, "linking", &lim, base, tmpdir, err);
 		if (r == 0)
 			r = copy_file(linked, tmp_out, err);
 		if (r == 0 && rename(tmp_out, opt->out_path) != 0)

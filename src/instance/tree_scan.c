@@ -649,6 +649,7 @@ int tree_scan_dir_within(const char *dir, const char *within, int tree_inside, e
 	else if (!path_within(out->root, st.within))
 		return pq_fail(err, PQ_EINPUT, "%s: the tree is outside the source root %s (widen it with --source-root)",
 		               out->root, st.within);
+	snprintf(out->within, sizeof out->within, "%s", st.within);
 	int r = walk(&st, "", 0);
 	if (r == 0)
 		r = detect_api(out, want, err);

@@ -26,6 +26,7 @@ struct tree_file {
 
 struct tree_scan {
 	char root[4096];            /* absolute */
+	char within[4096];          /* the source root the tree's links stay in (absolute) */
 	enum tree_api api;
 	enum tree_kind kind;
 	char header[256];           /* SIG_AlgorithmInstance.h / api.h, relative */
