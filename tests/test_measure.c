@@ -614,6 +614,7 @@ static void good_env(env_info *e)
 	strcpy(e->uprobes, "yes");
 	strcpy(e->clocksource, "tsc");
 	strcpy(e->tsc_flags, "constant_tsc nonstop_tsc");
+	strcpy(e->containment, "PID namespace, scratch working directory, as the calling user");
 }
 
 START_TEST(test_env_warnings)

@@ -1,6 +1,7 @@
 /*
- * child: the parent side of the runner.  Spawns pqprof-runner in its own
- * process group with resource limits, collects its NDJSON events and its
+ * child: the parent side of the runner.  Spawns pqprof-runner contained
+ * (its own PID and network namespace, scratch directory, unprivileged uid
+ * as root: see core/contain.h) in its own process group with resource limits, collects its NDJSON events and its
  * capped stdout/stderr, enforces the time limit (SIGTERM, a grace period,
  * then SIGKILL to the whole group), and turns however it ended into a
  * child_result: normal exit, exit inside an operation, signal, time-out,

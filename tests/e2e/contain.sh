@@ -108,15 +108,17 @@ if [ "$ROOT" = 1 ]; then
 fi
 
 # --- descriptor flags that run a program ----------------------------------
+# The wrapper would print "wrapper-ran-42" and fail the compile (the flag text itself says $((6*7))).
 run_t run-wrapper 300 "$PQPROF" run "$H/wrapper-flag" --out "$WORK/camp-wrapper" --steps build --no-report
 want_rc run-wrapper 0 "run: the campaign finishes with the build failed"
 expect_grep "$WORK/camp-wrapper/build/Toy-96__harness-default.json" \
-	"scheme.json: cflags of instance Toy-96: compiler flag '-wrapper /bin/sh,-c,echo wrapper-ran >&2' refused" \
+	"scheme.json: cflags of instance Toy-96: compiler flag '-wrapper /bin/sh,-c,echo wrapper-ran-.*' refused: it runs a program" \
 	"build record: the -wrapper flag is refused, named with its origin"
-no_grep "$WORK/run-wrapper.out" "$WORK/run-wrapper.err" "$WORK/camp-wrapper" -- "wrapper-ran" \
+no_grep "$WORK/run-wrapper.out" "$WORK/run-wrapper.err" "$WORK/camp-wrapper" -- "wrapper-ran-42" \
 	"nothing ran: the wrapper never printed"
 run_t run-wrapper-trusted 300 "$PQPROF" run "$H/wrapper-flag" --out "$WORK/camp-trusted" --steps build --no-report --trust-flags
-no_grep "$WORK/camp-trusted/build" -- "refused" "with --trust-flags the descriptor's flags are passed on"
+expect_grep "$WORK/camp-trusted/build/Toy-96__harness-default.json" "wrapper-ran-42" \
+	"with --trust-flags the descriptor's flags are used (the wrapper ran)"
 
 # --- a FIFO header ----------------------------------------------------------
 copy_fixture fifo-header
@@ -132,12 +134,15 @@ want_rc build-zero 2 "build: #include \"/dev/zero\" is refused by the tree scan"
 expect_grep "$WORK/build-zero.err" 'behaviour.h includes "/dev/zero"' "build: the include is named"
 # Where the scan cannot see it (a header found through -I), the compiler's limits stop it.
 tree=$WORK/zero-tree
-rm -rf "$tree" "$WORK/evil"
+rm -rf "$tree"
 cp -rL "$FIX/nist-toy" "$tree"
 echo '#include <zero.h>' >"$tree/zero_user.c"
-mkdir "$WORK/evil"
-ln -s /dev/zero "$WORK/evil/zero.h"
-run_t build-zero-limit 180 "$PQPROF" build "$tree" -o "$WORK/zero2.so" --cflags "-I$WORK/evil" --cc-memory 256 --cc-timeout 60
+# An include directory the unprivileged compiler can search ($WORK is private).
+EVIL=$(mktemp -d "${TMPDIR:-/tmp}/pqprof-e2e-inc.XXXXXX")
+trap 'rm -rf "$WORK" "$EVIL"' EXIT
+chmod 755 "$EVIL"
+ln -s /dev/zero "$EVIL/zero.h"
+run_t build-zero-limit 180 "$PQPROF" build "$tree" -o "$WORK/zero2.so" --cflags "-I$EVIL" --cc-memory 256 --cc-timeout 60
 want_rc build-zero-limit 4 "build: a compiler reading /dev/zero is stopped"
 expect_grep "$WORK/build-zero-limit.err" "zero_user.c: compilation failed: stopped at the (memory limit of 256 MiB|CPU time limit|wall-clock limit)" \
 	"build: the limit that stopped it is named"
