@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "instance/builder.h"
+#include "instance/flag_check.h"
 #include "instance/shim.h"
 #include "instance/tree_scan.h"
 
@@ -207,6 +208,75 @@ START_TEST(shim_text)
 }
 END_TEST
 
+/* Flags that run programs or load code are refused; ordinary ones pass. */
+START_TEST(flag_refusals)
+{
+	const char *bad[] = {
+		"-wrapper /bin/sh,-c,id", "-B/tmp/x", "-B /tmp/x", "-specs=/tmp/s", "--specs /tmp/s", "@/tmp/args",
+		"-fplugin=/tmp/p.so", "-fplugin-arg-x-y=1", "-iplugindir=/tmp", "-fuse-ld=/tmp/ld", "--ld-path=/tmp/ld",
+		"-Wl,-plugin,/tmp/p.so", "-Wl,@/tmp/args", "-Xlinker --plugin=/tmp/p.so", "-Wa,@/tmp/a",
+		"-Wp,-fplugin=/tmp/p.so", "-Xclang -load", "-o /tmp/out", "-MF /tmp/d", "-fmodule-mapper=|sh",
+		"-O2 -ccc-install-dir /tmp", NULL,
+	};
+	const char *good[] = {
+		"-O3 -march=native -flto", "-DX=1 -I../common -include config.h", "-fuse-ld=gold", "-Wl,-z,defs",
+		"-MMD -MT x.o", "-std=c99 -Wall -Wextra -fno-strict-aliasing -mavx2", "", NULL,
+	};
+	pq_error err = { 0 };
+	for (int i = 0; bad[i]; i++) {
+		ck_assert_msg(flag_check_string(bad[i], "d.json", &err) < 0, "accepted: %s", bad[i]);
+		ck_assert_ptr_nonnull(strstr(err.msg, "d.json: compiler flag '"));
+		ck_assert_int_eq(err.code, PQ_EINPUT);
+	}
+	for (int i = 0; good[i]; i++)
+		ck_assert_msg(flag_check_string(good[i], "d.json", &err) == 0, "refused: %s: %s", good[i], err.msg);
+	ck_assert_int_lt(flag_check_string("-O2 -wrapper /bin/sh,-c,id", "d.json", &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "'-wrapper /bin/sh,-c,id'"));
+}
+END_TEST
+
+/* Links out of the tree, FIFOs, loops and absolute includes are refused by name. */
+START_TEST(containment_refusals)
+{
+	put("api.h", "#define CRYPTO_BYTES 10\n");
+	put("sign.c", "#include \"api.h\"\nint s(void) { return 0; }\n");
+	struct tree_scan ts;
+	pq_error err = { 0 };
+	ck_assert_int_eq(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	tree_scan_free(&ts);
+	char p[512], outside[512];
+	snprintf(p, sizeof p, "%s/secret.h", root);
+	ck_assert_int_eq(symlink("/etc/passwd", p), 0);
+	ck_assert_int_lt(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "symbolic link secret.h leaves the tree (points to /etc/passwd"));
+	/* ... unless the source root is widened to hold the target */
+	ck_assert_int_eq(tree_scan_dir_within(root, "/", 0, TREE_API_AUTO, &ts, &err), 0);
+	tree_scan_free(&ts);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/pipe.h", root);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	ck_assert_int_lt(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "pipe.h is a FIFO"));
+	unlink(p);
+	snprintf(p, sizeof p, "%s/sub", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/sub/up", root);
+	ck_assert_int_eq(symlink("..", p), 0);
+	ck_assert_int_lt(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "symbolic link loop: sub/up"));
+	unlink(p);
+	put("zero.c", "#include \"/dev/zero\"\n");
+	ck_assert_int_lt(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "zero.c includes \"/dev/zero\""));
+	snprintf(p, sizeof p, "%s/zero.c", root);
+	unlink(p);
+	/* A descriptor's tree must lie inside the source root. */
+	snprintf(outside, sizeof outside, "%s/sub", root);
+	ck_assert_int_lt(tree_scan_dir_within(root, outside, 1, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "outside the source root"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("instance");
@@ -220,6 +290,8 @@ int main(void)
 	tcase_add_test(tc, kem_detection);
 	tcase_add_test(tc, words_and_profiles);
 	tcase_add_test(tc, shim_text);
+	tcase_add_test(tc, flag_refusals);
+	tcase_add_test(tc, containment_refusals);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

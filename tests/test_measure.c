@@ -523,7 +523,7 @@ static const char *const expected_keys[] = {
 	"processor", "cpu", "cpus_allowed", "max_clock", "max_clock_khz", "governor", "turbo", "smt",
 	"smt_control", "memory", "memory_mib", "os", "kernel", "machine", "compiler", "cmake",
 	"pqprof_version", "start_utc", "end_utc", "hardware_pmu", "hardware_pmu_detail", "rdpmc",
-	"perf_event_paranoid", "uprobes", "clocksource", "tsc_flags", NULL,
+	"perf_event_paranoid", "uprobes", "clocksource", "tsc_flags", "containment", NULL,
 };
 
 START_TEST(test_env_capture_json)
@@ -614,6 +614,7 @@ static void good_env(env_info *e)
 	strcpy(e->uprobes, "yes");
 	strcpy(e->clocksource, "tsc");
 	strcpy(e->tsc_flags, "constant_tsc nonstop_tsc");
+	strcpy(e->containment, "PID namespace, scratch working directory, as the calling user");
 }
 
 START_TEST(test_env_warnings)

@@ -351,6 +351,15 @@ static int do_build(struct campaign *c, struct unit *u)
 		.src_dir = u->tree, .out_path = u->lib, .profile = u->profile, .extra_cflags = u->cflags,
 		.defines = u->defines, .ndefines = u->ndefines,
 	};
+	/* Descriptor flags are checked; its trees stay inside its directory (see builder.h). */
+	const char *env_root = getenv("PQPROF_SOURCE_ROOT");
+	bo.source_root = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root
+	                 : c->have_desc ? c->desc.dir : NULL;
+	char origin[PATH_MAX + 200];
+	snprintf(origin, sizeof origin, "%s: cflags of instance %s", c->desc.path, u->instance);
+	bo.flags_origin = c->have_desc ? origin : NULL;
+	bo.trust_flags = c->o->trust_flags;
+	bo.tree_inside_root = c->have_desc;
 	tree_api_parse(u->api, &bo.api);
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.so", u->label);

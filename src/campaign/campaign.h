@@ -46,6 +46,8 @@ struct campaign_opts {
 	FILE *progress;             /* where progress goes (stderr) */
 	FILE *summary;              /* where the closing performance table goes (stdout), or NULL */
 	int progress_tty;           /* progress as a live line, else key=value lines */
+	const char *source_root;    /* --source-root: trees and links may resolve anywhere inside */
+	int trust_flags;            /* --trust-flags: descriptor cflags are not checked */
 };
 
 /* Run one target; returns 0 when the campaign completed (whatever the verdicts). */

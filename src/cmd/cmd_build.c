@@ -10,14 +10,17 @@
 
 static const char usage[] =
 	"pqprof build SRC_DIR -o OUT.so [--api ngcc|nist|auto] [--profile NAME] [--cc CC]\n"
-	"                    [--cflags \"...\"] [--ldflags \"...\"] [-D NAME=VALUE]... [-q]";
+	"                    [--cflags \"...\"] [--ldflags \"...\"] [-D NAME=VALUE]... [-q]\n"
+	"                    [--source-root DIR] [--cc-timeout S] [--cc-memory MB]";
 
 int cmd_build(int argc, char **argv)
 {
 	const char *out = NULL, *api = "auto", *profile = "harness-default", *cc = NULL;
 	const char *cflags = NULL, *ldflags = NULL;
 	struct opt_list defines = { 0 };
-	long jobs = 0;
+	long jobs = 0, cc_memory = 0;
+	double cc_timeout = 0;
+	const char *source_root = NULL;
 	int quiet = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 'o', "output", &out, "OUT.so", "instance library to write" },
@@ -29,6 +32,9 @@ int cmd_build(int argc, char **argv)
 		{ OPT_LIST, 'D', "define", &defines, "NAME=VALUE", "preprocessor definition (repeatable)" },
 		{ OPT_INT, 'j', "jobs", &jobs, "N", "parallel compiler processes" },
 		{ OPT_FLAG, 'q', "quiet", &quiet, NULL, "print only errors and the output path" },
+		{ OPT_STRING, 0, "source-root", &source_root, "DIR", "links in the tree may point anywhere in DIR (default: the tree)" },
+		{ OPT_DOUBLE, 0, "cc-timeout", &cc_timeout, "S", "wall-clock limit per compiler process (default 600)" },
+		{ OPT_INT, 0, "cc-memory", &cc_memory, "MB", "address-space limit per compiler process (default 4096)" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
@@ -46,7 +52,8 @@ int cmd_build(int argc, char **argv)
 	struct build_options bo = {
 		.src_dir = pos[0], .out_path = out, .profile = profile, .cc = cc,
 		.extra_cflags = cflags, .ldflags = ldflags, .defines = defines.items,
-		.ndefines = defines.n, .jobs = (int)jobs,
+		.ndefines = defines.n, .jobs = (int)jobs, .source_root = source_root, .cc_timeout_s = cc_timeout,
+		.cc_as_limit = cc_memory > 0 ? (unsigned long long)cc_memory << 20 : 0,
 	};
 	if (tree_api_parse(api, &bo.api) < 0) {
 		opt_list_free(&defines);

@@ -4,6 +4,7 @@
 #include "core/safe_name.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
+#include "core/contain.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
 #include "supervise/bench.h"
@@ -43,6 +44,9 @@ int cmd_kat(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
+	if ((vectors && contain_check_input(vectors, "--vectors", &err) < 0) ||
+	    (manifest && contain_check_input(manifest, "--manifest", &err) < 0))
+		return cmd_fail("kat", &err);
 	json_t *desc = NULL;
 	pq_error derr = { 0 };
 	instance_describe(pos[0], &desc, &derr);  /* a load failure becomes LOADFAIL below */

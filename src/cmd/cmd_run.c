@@ -13,7 +13,7 @@
 static const char usage[] =
 	"pqprof run TARGET... [--profiles LIST] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
 	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--quick] [--fresh]\n"
-	"                     [--shard K/N] [--no-report] [--events LIST]\n"
+	"                     [--shard K/N] [--no-report] [--events LIST] [--source-root DIR] [--trust-flags]\n"
 	"TARGET is a scheme descriptor (schemes/<name>), a submission tree, or a built instance library.";
 
 int cmd_run(int argc, char **argv)
@@ -21,7 +21,8 @@ int cmd_run(int argc, char **argv)
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
 	double timeout = 900, kat_timeout = 900, target = 0;
-	int quick = 0, fresh = 0, no_report = 0;
+	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0;
+	const char *source_root = NULL;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "profiles", &profiles, "LIST", "flag profiles, e.g. reference,performance,resource" },
 		{ OPT_STRING, 'o', "out", &out, "DIR", "campaign directory (default reports/<system>/<scheme>)" },
@@ -37,6 +38,8 @@ int cmd_run(int argc, char **argv)
 		{ OPT_STRING, 0, "shard", &shard, "K/N", "run the K-th of N deterministic shards" },
 		{ OPT_FLAG, 0, "no-report", &no_report, NULL, "do not write the report" },
 		{ OPT_STRING, 0, "events", &events, "LIST", "counter events (default cycles)" },
+		{ OPT_STRING, 0, "source-root", &source_root, "DIR", "trees and their links may lie anywhere in DIR (default: the descriptor's directory)" },
+		{ OPT_FLAG, 0, "trust-flags", &trust_flags, NULL, "allow descriptor cflags that run programs or load code" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[64];
@@ -61,6 +64,7 @@ int cmd_run(int argc, char **argv)
 		.timeout_s = timeout, .kat_timeout_s = kat_timeout, .trials = (int)trials, .target_s = target,
 		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
 		.events = events, .command = command, .progress = stderr, .progress_tty = isatty(2), .summary = stdout,
+		.source_root = source_root, .trust_flags = trust_flags,
 	};
 	status = 0;
 	for (int i = 0; i < np; i++) {

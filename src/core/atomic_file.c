@@ -75,9 +75,21 @@ int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_er
 	*out = NULL;
 	if (len)
 		*len = 0;
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
+	/* Never block on a FIFO or read a device forever: regular files only. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat sb;
+	if (fd < 0)
 		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return pq_fail(err, PQ_EINPUT, "%s: not a regular file", path);
+	}
+	fcntl(fd, F_SETFL, 0);
+	FILE *fp = fdopen(fd, "rb");
+	if (!fp) {
+		close(fd);
+		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);
+	}
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap + 1);
 	if (!buf) {

@@ -1,4 +1,5 @@
-# core: errors, options, atomic files and the helpers every module shares.
+# core: errors, options, atomic files, the helpers every module shares, and
+# containment of untrusted processes.
 libpqprof_a_SOURCES += \
 	src/core/pq_error.c src/core/pq_error.h \
 	src/core/options.c src/core/options.h \
@@ -11,4 +12,5 @@ libpqprof_a_SOURCES += \
 	src/core/xml_escape.c src/core/xml_escape.h \
 	src/core/fixed_str.c src/core/fixed_str.h \
 	src/core/sigsafe.c src/core/sigsafe.h \
-	src/core/units.c src/core/units.h
+	src/core/units.c src/core/units.h \
+	src/core/contain.c src/core/contain.h

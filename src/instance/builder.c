@@ -3,7 +3,9 @@
 #include "instance/builder.h"
 #include "core/grow.h"
 #include "instance/shim.h"
+#include "instance/flag_check.h"
 #include "core/atomic_file.h"
+#include "core/contain.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,10 +14,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#define CC_DEFAULT_TIMEOUT_S 600.0
+#define CC_DEFAULT_AS_LIMIT (4ull << 30)
 
 /*
  * The official self-assessment guide's profiles, plus the harness default.
@@ -121,11 +130,21 @@ static void av_free(struct argv_buf *a)
 	memset(a, 0, sizeof *a);
 }
 
-static pid_t spawn_logged(char **argv, const char *log)
+/* How compilers run: contained, under these limits. */
+struct cc_limits {
+	double timeout_s;
+	unsigned long long as_limit;
+	int as_user;          /* compile as the unprivileged uid */
+	const char *workdir;  /* its working directory when the tree is reached through it */
+};
+
+/* Start argv contained, its output to `log`; returns its pid or -1. */
+static pid_t spawn_logged(struct contained *ct, char **argv, const char *log, const struct cc_limits *lim)
 {
-	pid_t pid = fork();
+	struct contain_opts co = { .no_user_change = !lim->as_user, .workdir = lim->workdir };
+	pid_t pid = contain_fork(ct, &co, NULL);
 	if (pid != 0)
-		return pid;
+		return pid < 0 ? -1 : pid;
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		dup2(fd, 1);
@@ -135,18 +154,84 @@ static pid_t spawn_logged(char **argv, const char *log)
 	int nul = open("/dev/null", O_RDONLY);
 	if (nul >= 0)
 		dup2(nul, 0);
-	execvp(argv[0], argv);
+	struct rlimit as = { lim->as_limit, lim->as_limit };
+	rlim_t cpu_s = (rlim_t)lim->timeout_s;
+	struct rlimit cpu = { cpu_s, cpu_s + 5 }, core = { 0, 0 };
+	setrlimit(RLIMIT_AS, &as);
+	setrlimit(RLIMIT_CPU, &cpu);
+	setrlimit(RLIMIT_CORE, &core);
+	contain_exec(ct, argv[0], argv);
 	fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Wait for a contained process, killing it at the wall-clock limit. */
+static int wait_limited(struct contained *ct, const struct cc_limits *lim, int *st, int *timed_out)
+{
+	double end = mono_s() + lim->timeout_s;
+	*timed_out = 0;
+	for (;;) {
+		pid_t w = contain_wait(ct, st, WNOHANG);
+		if (w != 0)
+			return w < 0 ? -1 : 0;
+		if (!*timed_out && mono_s() > end) {
+			kill(-ct->pid, SIGKILL);
+			*timed_out = 1;
+		}
+		poll(NULL, 0, 10);
+	}
+}
+
+/*
+ * Leave out the lines of a compiler log that are about a file outside `a`
+ * and `b` (the tree and the build directory), with the source lines
+ * echoed under them: the contents of files outside the tree never reach
+ * notes, errors or records.  Filters `text` in place.
+ */
+static void drop_outside_lines(char *text, const char *a, const char *b)
+{
+	static const char marker[] = "(a diagnostic about a file outside the tree, left out)\n";
+	size_t la = strlen(a), lb = strlen(b), out = 0;
+	int dropping = 0;
+	char *line = text;
+	while (*line) {
+		char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+		const char *colon = memchr(line, ':', n);
+		int about_file = line[0] == '/' && colon && colon[1] >= '0' && colon[1] <= '9';
+		int echo = line[0] == ' ' || line[0] == '\t';
+		if (about_file)
+			dropping = !((strncmp(line, a, la) == 0 && line[la] == '/') ||
+			             (strncmp(line, b, lb) == 0 && line[lb] == '/'));
+		else if (!echo)
+			dropping = 0;
+		if (!dropping) {
+			memmove(text + out, line, n);
+			out += n;
+		} else if (about_file && sizeof marker - 1 <= n) {
+			memcpy(text + out, marker, sizeof marker - 1); /* never longer than what it replaces */
+			out += sizeof marker - 1;
+		}
+		line += n;
+	}
+	text[out] = '\0';
+}
+
 /* First few lines of a compiler log that mention "error", else its head. */
-static void log_excerpt(const char *log, char *out, size_t len)
+static void log_excerpt(const char *log, char *out, size_t len, const char *tree, const char *tmpdir)
 {
 	char *text = NULL;
 	out[0] = '\0';
 	if (read_whole_file(log, &text, NULL, 1u << 20, NULL) < 0)
 		return;
+	drop_outside_lines(text, tree, tmpdir);
 	const char *start = strstr(text, "error");
 	if (start) {
 		while (start > text && start[-1] != '\n')
@@ -172,15 +257,19 @@ static void log_excerpt(const char *log, char *out, size_t len)
 	free(text);
 }
 
-static void compiler_version(const char *cc, char *out, size_t len, const char *tmpdir)
+static void compiler_version(const char *cc, char *out, size_t len, const char *tmpdir, const struct cc_limits *lim)
 {
 	char log[PATH_MAX];
 	snprintf(log, sizeof log, "%s/cc-version.log", tmpdir);
 	char *argv[] = { (char *)cc, "--version", NULL };
-	pid_t pid = spawn_logged(argv, log);
-	int st = 0;
+	struct contained ct;
+	pid_t pid = spawn_logged(&ct, argv, log, lim);
+	int st = 0, timed_out = 0;
 	snprintf(out, len, "%s (version unknown)", cc);
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	int bad = pid < 0 || wait_limited(&ct, lim, &st, &timed_out) < 0;
+	if (pid > 0)
+		contain_finish(&ct);
+	if (bad || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return;
 	char *text = NULL;
 	if (read_whole_file(log, &text, NULL, 1u << 16, NULL) < 0)
@@ -193,53 +282,130 @@ static void compiler_version(const char *cc, char *out, size_t len, const char *
 }
 
 struct job {
-	pid_t pid;
+	struct contained ct;
 	int unit;
+	int active;
+	int timed_out;
+	double end;
 };
+
+/* Why a compiler process failed: one of the limits, or its own error. */
+static void unit_failure(const struct job *j, int st, const char *log, const struct cc_limits *lim,
+                         const char *tree, const char *tmpdir, char *out, size_t len)
+{
+	char ex[1024];
+	log_excerpt(log, ex, sizeof ex, tree, tmpdir);
+	if (j->timed_out)
+		snprintf(out, len, "stopped at the wall-clock limit of %.0f s (killed)", lim->timeout_s);
+	else if ((WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU) || strstr(ex, "CPU time limit"))
+		snprintf(out, len, "stopped at the CPU time limit of %.0f s", lim->timeout_s);
+	else if (strstr(ex, "out of memory") || strstr(ex, "memory exhausted") || strstr(ex, "Cannot allocate memory"))
+		snprintf(out, len, "stopped at the memory limit of %llu MiB: %s", lim->as_limit >> 20, ex);
+	else if (WIFSIGNALED(st))
+		snprintf(out, len, "killed by SIG%s: %s", sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+		         ex[0] ? ex : "(no output)");
+	else
+		snprintf(out, len, "%s", ex[0] ? ex : "(no output)");
+}
 
 /* Run the compile commands, `jobs` at a time; stop at the first failure. */
 static int run_units(struct argv_buf *cmds, char **logs, const char **names, int n, int jobs,
-                     const char *what, pq_error *err)
+                     const char *what, const struct cc_limits *lim, const char *tree, const char *tmpdir,
+                     pq_error *err)
 {
 	struct job *running = calloc((size_t)jobs, sizeof *running);
-	int next = 0, active = 0, failed = -1;
+	if (!running)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	int next = 0, active = 0, failed = -1, failed_st = 0;
+	struct job failed_job = { 0 };
 	while ((next < n && failed < 0) || active > 0) {
-		while (active < jobs && next < n && failed < 0) {
-			pid_t pid = spawn_logged(cmds[next].v, logs[next]);
-			if (pid < 0) {
+		for (int j = 0; j < jobs && next < n && failed < 0; j++) {
+			if (running[j].active)
+				continue;
+			struct job *jb = &running[j];
+			if (spawn_logged(&jb->ct, cmds[next].v, logs[next], lim) < 0) {
 				failed = next;
+				failed_st = 127 << 8;
 				break;
 			}
-			for (int j = 0; j < jobs; j++)
-				if (running[j].pid == 0) {
-					running[j].pid = pid;
-					running[j].unit = next;
-					break;
-				}
+			jb->active = 1;
+			jb->unit = next++;
+			jb->timed_out = 0;
+			jb->end = mono_s() + lim->timeout_s;
 			active++;
-			next++;
 		}
 		if (active == 0)
 			break;
-		int st = 0;
-		pid_t pid = wait(&st);
-		if (pid < 0)
-			break;
-		for (int j = 0; j < jobs; j++)
-			if (running[j].pid == pid) {
-				running[j].pid = 0;
-				active--;
-				if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && failed < 0)
-					failed = running[j].unit;
+		poll(NULL, 0, 5);
+		for (int j = 0; j < jobs; j++) {
+			struct job *jb = &running[j];
+			if (!jb->active)
+				continue;
+			int st = 0;
+			pid_t w = contain_wait(&jb->ct, &st, WNOHANG);
+			if (w == 0) {
+				if (!jb->timed_out && mono_s() > jb->end) {
+					kill(-jb->ct.pid, SIGKILL);
+					jb->timed_out = 1;
+				}
+				continue;
 			}
+			contain_finish(&jb->ct);
+			jb->active = 0;
+			active--;
+			if ((w < 0 || jb->timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != 0) && failed < 0) {
+				failed = jb->unit;
+				failed_st = st;
+				failed_job = *jb;
+			}
+		}
 	}
 	free(running);
 	if (failed >= 0) {
-		char ex[1024];
-		log_excerpt(logs[failed], ex, sizeof ex);
-		return pq_fail(err, PQ_EBUILD, "%s: %s failed: %s", names[failed], what, ex[0] ? ex : "(no output)");
+		char why[1400], shown[2800];
+		unit_failure(&failed_job, failed_st, logs[failed], lim, tree, tmpdir, why, sizeof why);
+		/* Paths reached through the working directory are shown as they are. */
+		size_t k = 0;
+		for (const char *p = why; *p && k + 1 < sizeof shown;) {
+			if (lim->workdir && strncmp(p, "/proc/self/cwd", 14) == 0) {
+				k += (size_t)snprintf(shown + k, sizeof shown - k, "%s", lim->workdir);
+				p += 14;
+			} else {
+				shown[k++] = *p++;
+			}
+		}
+		shown[k < sizeof shown ? k : sizeof shown - 1] = '\0';
+		snprintf(why, sizeof why, "%s", shown);
+		return pq_fail(err, PQ_EBUILD, "%s: %s failed: %s", names[failed], what, why);
 	}
 	return 0;
+}
+
+/* Copy the linked library out of the build directory (the compiler's uid cannot write beside the target). */
+static int copy_file(const char *from, const char *to, pq_error *err)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return pq_fail_errno(err, PQ_EIO, "%s", from);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0) {
+		close(in);
+		return pq_fail_errno(err, PQ_EIO, "%s: cannot create", to);
+	}
+	char buf[65536];
+	ssize_t n;
+	int r = 0;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			r = pq_fail_errno(err, PQ_EIO, "%s: write failed", to);
+			break;
+		}
+	if (n < 0 && r == 0)
+		r = pq_fail_errno(err, PQ_EIO, "%s: read failed", from);
+	close(in);
+	if (close(out) != 0 && r == 0)
+		r = pq_fail_errno(err, PQ_EIO, "%s: write failed", to);
+	return r;
 }
 
 static void remove_tree(const char *dir)
@@ -278,7 +444,7 @@ static const char *base_name(const char *p)
 
 /* Common compiler flags: profile, user flags, -D, -g -fPIC, includes. */
 static void push_common(struct argv_buf *a, const struct build_options *opt,
-                        char **pw, int pn, char **uw, int un, const struct tree_scan *ts)
+                        char **pw, int pn, char **uw, int un, const struct tree_scan *ts, const char *base)
 {
 	for (int i = 0; i < pn; i++)
 		av_push(a, pw[i]);
@@ -290,10 +456,13 @@ static void push_common(struct argv_buf *a, const struct build_options *opt,
 	av_push(a, "-fPIC");
 	for (int i = 0; downgrades[i]; i++)
 		av_push(a, downgrades[i]);
-	av_pushf(a, "-I%s", ts->root);
+	av_pushf(a, "-I%s", base);
 	for (int i = 0; i < ts->nincdirs; i++)
 		if (strcmp(ts->incdirs[i], ".") != 0)
-			av_pushf(a, "-I%s/%s", ts->root, ts->incdirs[i]);
+			av_pushf(a, "-I%s/%s", base, ts->incdirs[i]);
+	/* Reached through the working directory: debug info and __FILE__ keep the real paths. */
+	if (strcmp(base, ts->root) != 0)
+		av_pushf(a, "-ffile-prefix-map=/proc/self/cwd=%s", ts->within);
 }
 
 int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err)
@@ -304,7 +473,15 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	if (!prof)
 		return pq_fail(err, PQ_EUSAGE, "unknown flag profile '%s' (reference, performance, resource, harness-default)", pname);
 	const char *cc = opt->cc ? opt->cc : getenv("PQPROF_CC") ? getenv("PQPROF_CC") : PQPROF_DEFAULT_SCHEME_CC;
-	int r = tree_scan_dir(opt->src_dir, opt->api, &res->ts, err);
+	/* Flags from a descriptor are the scheme authors'; the command line is the user's. */
+	if (opt->flags_origin && !opt->trust_flags && opt->extra_cflags) {
+		int fr = flag_check_string(opt->extra_cflags, opt->flags_origin, err);
+		if (fr < 0)
+			return fr;
+	}
+	const char *within = opt->source_root ? opt->source_root : getenv("PQPROF_SOURCE_ROOT");
+	int r = tree_scan_dir_within(opt->src_dir, within && *within ? within : NULL, opt->tree_inside_root, opt->api,
+	                             &res->ts, err);
 	if (r < 0)
 		return r;
 	struct tree_scan *ts = &res->ts;
@@ -312,7 +489,36 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	char tmpdir[] = "/tmp/pqprof-build.XXXXXX";
 	if (!mkdtemp(tmpdir))
 		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary build directory");
-	compiler_version(cc, res->compiler, sizeof res->compiler, tmpdir);
+	contain_share_dir(tmpdir); /* compilers write their objects here */
+	struct cc_limits lim = { .timeout_s = opt->cc_timeout_s > 0 ? opt->cc_timeout_s : CC_DEFAULT_TIMEOUT_S,
+	                         .as_limit = opt->cc_as_limit ? opt->cc_as_limit : CC_DEFAULT_AS_LIMIT };
+	const char *mem_env = getenv("PQPROF_CC_MEMORY_MB");
+	if (!opt->cc_as_limit && mem_env && atoll(mem_env) > 0)
+		lim.as_limit = (unsigned long long)atoll(mem_env) << 20;
+	{
+		/* Compile as the unprivileged user when it can read the tree (it always can read the build directory). */
+		const char *probe = ts->root;
+		char first[PATH_MAX];
+		for (int i = 0; i < ts->nfiles; i++)
+			if (ts->files[i].keep) {
+				snprintf(first, sizeof first, "%s/%s", ts->root, ts->files[i].rel);
+				probe = first;
+				break;
+			}
+		lim.as_user = contain_caps()->drop_uid;
+		/*
+		 * A tree below a private directory (mode 0700 on the way) is
+		 * reached from a working directory entered before the uid change.
+		 */
+		if (lim.as_user && !contain_job_can_read(probe))
+			lim.workdir = ts->within;
+	}
+	char base[PATH_MAX];
+	if (lim.workdir)
+		snprintf(base, sizeof base, "/proc/self/cwd%s", ts->root + strlen(ts->within));
+	else
+		snprintf(base, sizeof base, "%s", ts->root);
+	compiler_version(cc, res->compiler, sizeof res->compiler, tmpdir, &lim);
 
 	char **pw = NULL, **uw = NULL;
 	int pn = 0, un = 0;
@@ -343,6 +549,13 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		notes_add(res, "flags: -D%s <- -D option", opt->defines[i]);
 	notes_add(res, "flags: -g -fPIC <- pqprof (symbols and debug info are always kept)");
 	notes_add(res, "flags: implicit declarations, incompatible pointer types, int conversions and implicit int downgraded to warnings <- pqprof");
+	if (opt->flags_origin && opt->extra_cflags && *opt->extra_cflags)
+		notes_add(res, "flags: %s <- %s (%s)", opt->extra_cflags, opt->flags_origin,
+		          opt->trust_flags ? "trusted with --trust-flags" : "checked: no flag that runs programs or loads code");
+	notes_add(res, "containment: compilers %s; limits %.0f s and %llu MiB per compiler process",
+	          contain_caps()->summary, lim.timeout_s, lim.as_limit >> 20);
+	if (lim.workdir)
+		notes_add(res, "containment: the tree is below a private directory: compilers reach it from %s", ts->within);
 	for (int i = 0; i < ts->nfiles; i++) {
 		const struct tree_file *f = &ts->files[i];
 		if (f->keep)
@@ -391,11 +604,16 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		av_push(&link, uw[i]);
 	av_push(&link, "-g");
 	av_push(&link, "-shared");
-	/* Linked beside the target and renamed: a failed build leaves no half library. */
-	char tmp_out[PATH_MAX];
+	/*
+	 * Linked in the build directory (the compiler's uid may not write beside
+	 * the target), copied beside the target and renamed: a failed build
+	 * leaves no half library.
+	 */
+	char tmp_out[PATH_MAX], linked[PATH_MAX];
 	snprintf(tmp_out, sizeof tmp_out, "%s.tmp.%ld", opt->out_path, (long)getpid());
+	snprintf(linked, sizeof linked, "%s/instance.so", tmpdir);
 	av_push(&link, "-o");
-	av_push(&link, tmp_out);
+	av_push(&link, linked);
 	int u = 0;
 	for (int i = 0; i <= ts->nfiles && r == 0; i++) {
 		int shim = i == ts->nfiles;
@@ -405,11 +623,11 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		if (shim)
 			snprintf(src, sizeof src, "%s", shim_path);
 		else
-			snprintf(src, sizeof src, "%s/%s", ts->root, ts->files[i].rel);
+			snprintf(src, sizeof src, "%s/%s", base, ts->files[i].rel);
 		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
 		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
 		av_push(&cmds[u], cc);
-		push_common(&cmds[u], opt, pw, pn, uw, un, ts);
+		push_common(&cmds[u], opt, pw, pn, uw, un, ts, base);
 		if (shim)
 			av_pushf(&cmds[u], "-I%s", tmpdir);
 		av_push(&cmds[u], "-c");
@@ -424,7 +642,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = opt->jobs > 0 ? opt->jobs : (ncpu > 0 ? (int)ncpu : 1);
 	if (r == 0)
-		r = run_units(cmds, logs, names, u, jobs, "compilation", err);
+		r = run_units(cmds, logs, names, u, jobs, "compilation", &lim, base, tmpdir, err);
 	if (r == 0) {
 		char **lw = NULL;
 		int ln = 0;
@@ -439,7 +657,9 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		snprintf(log, sizeof log, "%s/link.log", tmpdir);
 		char *logp = log;
 		const char *lname = opt->out_path;
-		r = run_units(&link, &logp, &lname, 1, 1, "linking", err);
+		r = run_units(&link, &logp, &lname, 1, 1, "linking", &lim, base, tmpdir, err);
+		if (r == 0)
+			r = copy_file(linked, tmp_out, err);
 		if (r == 0 && rename(tmp_out, opt->out_path) != 0)
 			r = pq_fail_errno(err, PQ_EIO, "%s: cannot move the library into place", opt->out_path);
 		if (r < 0)

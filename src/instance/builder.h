@@ -4,6 +4,10 @@
  * profile (always with -g -fPIC, so profiles can resolve functions and
  * lines), and links one instance library.  Compiler failures come back as
  * an error naming the file and the compiler's first error lines.
+ * Compilers run contained (own PID namespace, no network, unprivileged uid
+ * as root) under time and memory limits; a compiler that hits one is
+ * reported with the limit.  Compiler output in errors and notes is only
+ * what the compiler said about files inside the tree.
  */
 #ifndef PQ_BUILDER_H
 #define PQ_BUILDER_H
@@ -33,6 +37,13 @@ struct build_options {
 	int ndefines;
 	const char *ldflags;       /* --ldflags, appended at link time */
 	int jobs;                  /* parallel compiler processes (0 = online CPUs) */
+	/* Containment (see core/contain.h and instance/flag_check.h). */
+	const char *source_root;   /* links must stay inside (NULL: $PQPROF_SOURCE_ROOT, else the tree) */
+	int tree_inside_root;      /* the tree itself must be inside source_root (descriptor trees) */
+	const char *flags_origin;  /* extra_cflags came from this file: checked; NULL: command line */
+	int trust_flags;           /* --trust-flags: no check */
+	double cc_timeout_s;       /* wall-clock limit per compiler process (0: 600 s) */
+	unsigned long long cc_as_limit; /* RLIMIT_AS of compilers (0: 4 GiB or $PQPROF_CC_MEMORY_MB) */
 };
 
 struct build_result {

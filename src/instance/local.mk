@@ -4,6 +4,7 @@ libpqprof_a_SOURCES += \
 	src/instance/tree_scan.c src/instance/tree_scan.h \
 	src/instance/shim.c src/instance/shim.h \
 	src/instance/builder.c src/instance/builder.h \
+	src/instance/flag_check.c src/instance/flag_check.h \
 	src/instance/loader.c src/instance/loader.h
 nodist_libpqprof_a_SOURCES = src/instance/abi_text.c
 BUILT_SOURCES += src/instance/abi_text.c

@@ -7,7 +7,9 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -222,7 +224,60 @@ struct scan_state {
 	size_t cap;
 	size_t inc_cap;
 	pq_error *err;
+	const char *within;           /* real path every file must resolve into */
+	dev_t dev[MAX_DEPTH + 2];     /* directories on the current path, for loops */
+	ino_t ino[MAX_DEPTH + 2];
 };
+
+/* Is real path `p` the directory `dir` or inside it? */
+static int path_within(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return 1;
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+static const char *file_kind(mode_t m)
+{
+	if (S_ISFIFO(m)) return "a FIFO";
+	if (S_ISCHR(m)) return "a character device";
+	if (S_ISBLK(m)) return "a block device";
+	if (S_ISSOCK(m)) return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * Sources, headers and vectors must be regular files that resolve inside
+ * the source root: a link out of the tree, a FIFO or a device is refused
+ * by name.  Fills *sb with what the entry resolves to.  Returns 1 to use
+ * the entry, 0 to skip it (a dangling link), negative on refusal.
+ */
+static int check_entry(struct scan_state *st, const char *cpath, const char *crel, struct stat *sb)
+{
+	struct stat lsb;
+	if (lstat(cpath, &lsb) != 0)
+		return 0;
+	if (S_ISLNK(lsb.st_mode)) {
+		char real[PATH_MAX];
+		if (!realpath(cpath, real)) {
+			if (errno == ELOOP)
+				return pq_fail(st->err, PQ_EINPUT, "%s: symbolic link loop in the tree (%s)", st->ts->root, crel);
+			return 0; /* dangling link */
+		}
+		if (!path_within(real, st->within))
+			return pq_fail(st->err, PQ_EINPUT,
+			               "%s: symbolic link %s leaves the tree (points to %s, outside %s)", st->ts->root, crel,
+			               real, st->within);
+	}
+	if (stat(cpath, sb) != 0)
+		return 0;
+	if (!S_ISDIR(sb->st_mode) && !S_ISREG(sb->st_mode))
+		return pq_fail(st->err, PQ_EINPUT,
+		               "%s: %s is %s: sources, headers and data in a tree must be regular files", st->ts->root,
+		               crel, file_kind(sb->st_mode));
+	return 1;
+}
 
 static int add_incdir(struct scan_state *st, const char *rel)
 {
@@ -278,11 +333,23 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int check_includes(struct scan_state *st, const char *rel, const char *text);
+
 static int walk(struct scan_state *st, const char *rel, int depth)
 {
 	char path[PATH_MAX];
 	if (path_fmt(path, sizeof path, st->err, "%s%s%s", st->ts->root, rel[0] ? "/" : "", rel) < 0)
 		return -PQ_EINPUT;
+	/* A directory that is its own ancestor (through a link) is a loop. */
+	struct stat dsb;
+	if (stat(path, &dsb) == 0) {
+		for (int i = 0; i < depth; i++)
+			if (st->dev[i] == dsb.st_dev && st->ino[i] == dsb.st_ino)
+				return pq_fail(st->err, PQ_EINPUT, "%s: symbolic link loop: %s leads back to a directory above it",
+				               st->ts->root, rel);
+		st->dev[depth] = dsb.st_dev;
+		st->ino[depth] = dsb.st_ino;
+	}
 	DIR *d = opendir(path);
 	if (!d)
 		return pq_fail_errno(st->err, PQ_EINPUT, "%s: cannot read directory", path);
@@ -310,14 +377,23 @@ static int walk(struct scan_state *st, const char *rel, int depth)
 		    (r = path_fmt(cpath, sizeof cpath, st->err, "%s/%s", st->ts->root, crel)) < 0)
 			break;
 		struct stat sb;
-		if (stat(cpath, &sb) != 0)
-			continue; /* dangling link */
+		int use = check_entry(st, cpath, crel, &sb);
+		if (use <= 0) {
+			r = use;
+			continue;
+		}
 		if (S_ISDIR(sb.st_mode)) {
 			if (depth < MAX_DEPTH && !skipped_dir(names[i]))
 				r = walk(st, crel, depth + 1);
 		} else if (S_ISREG(sb.st_mode)) {
-			if (ends_with(names[i], ".h"))
+			if (ends_with(names[i], ".h")) {
 				has_header = 1;
+				char *text = NULL;
+				r = read_whole_file(cpath, &text, NULL, MAX_SOURCE_BYTES, st->err);
+				if (r == 0)
+					r = check_includes(st, crel, text);
+				free(text);
+			}
 			else if (ends_with(names[i], ".c"))
 				r = add_file(st, crel, 0);
 			else if (ends_with(names[i], ".S") || ends_with(names[i], ".s"))
@@ -409,8 +485,60 @@ static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 	return 0;
 }
 
-static int classify(struct tree_scan *ts, pq_error *err)
+/*
+ * #include lines a compiler would follow out of the tree: an absolute
+ * path, a relative one that resolves outside the source root, or one
+ * that names something other than a regular file (a FIFO would hang the
+ * compiler, a device would feed it forever).
+ */
+static int check_includes(struct scan_state *st, const char *rel, const char *text)
 {
+	for (const char *p = strchr(text, '#'); p; p = strchr(p + 1, '#')) {
+		const char *q = p + 1;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, "include", 7) != 0)
+			continue;
+		q += 7;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '"' && *q != '<')
+			continue;
+		char close = *q == '"' ? '"' : '>';
+		const char *e = q + 1;
+		while (*e && *e != close && *e != '\n')
+			e++;
+		if (*e != close || e - q - 1 <= 0 || e - q - 1 >= PATH_MAX / 2)
+			continue;
+		char name[PATH_MAX / 2];
+		snprintf(name, sizeof name, "%.*s", (int)(e - q - 1), q + 1);
+		if (name[0] == '/')
+			return pq_fail(st->err, PQ_EINPUT, "%s: %s includes \"%s\": an absolute path outside the tree",
+			               st->ts->root, rel, name);
+		if (close == '>')
+			continue;
+		char dir[PATH_MAX], cand[PATH_MAX], real[PATH_MAX];
+		snprintf(dir, sizeof dir, "%s/%s", st->ts->root, rel);
+		char *slash = strrchr(dir, '/');
+		*slash = '\0';
+		snprintf(cand, sizeof cand, "%s/%s", dir, name);
+		struct stat sb;
+		if (stat(cand, &sb) != 0 || !realpath(cand, real))
+			continue; /* found through -I, or missing: the compiler says */
+		if (!path_within(real, st->within))
+			return pq_fail(st->err, PQ_EINPUT, "%s: %s includes \"%s\", which is outside the tree (%s)",
+			               st->ts->root, rel, name, real);
+		if (!S_ISREG(sb.st_mode))
+			return pq_fail(st->err, PQ_EINPUT, "%s: %s includes \"%s\", which is %s, not a regular file",
+			               st->ts->root, rel, name, file_kind(sb.st_mode));
+	}
+	return 0;
+}
+
+static int classify(struct scan_state *st)
+{
+	struct tree_scan *ts = st->ts;
+	pq_error *err = st->err;
 	char (*included)[256] = malloc(sizeof(char[256]) * 4096);
 	char (*by)[256] = malloc(sizeof(char[256]) * 4096);
 	int ninc = 0;
@@ -434,10 +562,12 @@ static int classify(struct tree_scan *ts, pq_error *err)
 			r = read_whole_file(p, &text, NULL, MAX_SOURCE_BYTES, err);
 		if (r < 0)
 			break;
-		char *s = strip_comments(text);
-		if (!s) {
+		r = check_includes(st, f->rel, text);
+		char *s = r == 0 ? strip_comments(text) : NULL;
+		if (r < 0 || !s) {
 			free(text);
-			r = pq_fail(err, PQ_ENOMEM, "out of memory");
+			if (r == 0)
+				r = pq_fail(err, PQ_ENOMEM, "out of memory");
 			break;
 		}
 		if (defines_function_stripped(s, "main"))
@@ -482,6 +612,12 @@ static int classify(struct tree_scan *ts, pq_error *err)
 
 int tree_scan_dir(const char *dir, enum tree_api want, struct tree_scan *out, pq_error *err)
 {
+	return tree_scan_dir_within(dir, NULL, 0, want, out, err);
+}
+
+int tree_scan_dir_within(const char *dir, const char *within, int tree_inside, enum tree_api want,
+                         struct tree_scan *out, pq_error *err)
+{
 	memset(out, 0, sizeof *out);
 	struct stat sb;
 	if (stat(dir, &sb) != 0)
@@ -490,12 +626,21 @@ int tree_scan_dir(const char *dir, enum tree_api want, struct tree_scan *out, pq
 		return pq_fail(err, PQ_EINPUT, "%s: not a directory", dir);
 	if (!realpath(dir, out->root))
 		return pq_fail_errno(err, PQ_EINPUT, "%s", dir);
-	struct scan_state st = { .ts = out, .err = err };
+	char real_within[PATH_MAX];
+	if (within && !realpath(within, real_within))
+		return pq_fail_errno(err, PQ_EINPUT, "source root %s", within);
+	struct scan_state st = { .ts = out, .err = err, .within = within ? real_within : out->root };
+	if (!path_within(out->root, st.within) && !tree_inside)
+		st.within = out->root; /* a tree named by the user: links stay inside it */
+	else if (!path_within(out->root, st.within))
+		return pq_fail(err, PQ_EINPUT, "%s: the tree is outside the source root %s (widen it with --source-root)",
+		               out->root, st.within);
+	snprintf(out->within, sizeof out->within, "%s", st.within);
 	int r = walk(&st, "", 0);
 	if (r == 0)
 		r = detect_api(out, want, err);
 	if (r == 0)
-		r = classify(out, err);
+		r = classify(&st);
 	if (r == 0) {
 		int kept = 0;
 		for (int i = 0; i < out->nfiles; i++)

@@ -6,7 +6,8 @@
  * files defining main(), the official KAT generators, NIST rng.c, files
  * that are only #included by other sources, test/bench directories.
  *
- * It only reads files; building is builder.c's job.
+ * It only reads files; building is builder.c's job.  It is also the first
+ * line of containment: what it refuses never reaches a compiler.
  */
 #ifndef PQ_TREE_SCAN_H
 #define PQ_TREE_SCAN_H
@@ -25,6 +26,7 @@ struct tree_file {
 
 struct tree_scan {
 	char root[4096];            /* absolute */
+	char within[4096];          /* the source root the tree's links stay in (absolute) */
 	enum tree_api api;
 	enum tree_kind kind;
 	char header[256];           /* SIG_AlgorithmInstance.h / api.h, relative */
@@ -41,6 +43,18 @@ struct tree_scan {
 
 /* Scan `dir`; `want` forces a flavour (TREE_API_AUTO detects it). */
 int tree_scan_dir(const char *dir, enum tree_api want, struct tree_scan *out, pq_error *err);
+
+/*
+ * The same, with every file, symbolic link and quoted #include required to
+ * resolve inside `within` (the source root; NULL: the tree itself).  A
+ * tree outside `within` is refused when `tree_inside` is set (a tree named
+ * by a descriptor), else its links must stay inside the tree itself.  Entries that are not regular files or
+ * directories (FIFOs, devices, sockets), links that leave the source root,
+ * symlinked directory loops and #include of absolute paths are refused
+ * with an error naming the file.
+ */
+int tree_scan_dir_within(const char *dir, const char *within, int tree_inside, enum tree_api want,
+                         struct tree_scan *out, pq_error *err);
 void tree_scan_free(struct tree_scan *ts);
 
 const char *tree_api_name(enum tree_api api);

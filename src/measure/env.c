@@ -6,6 +6,7 @@
 #include "measure/env.h"
 #include "measure/counter.h"
 #include "core/fixed_str.h"
+#include "core/contain.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -439,6 +440,9 @@ int env_capture(env_info *env, int cpu, const char *compiler, pq_error *err)
 	capture_system(env);
 	capture_toolchain(env, compiler && *compiler ? compiler : PQPROF_DEFAULT_SCHEME_CC);
 	capture_pmu(env);
+	const struct contain_caps *cc = contain_caps();
+	snprintf(env->containment, ENV_STR, "%s%s%.*s%s", cc->summary, cc->missing[0] ? " (" : "", ENV_STR / 2,
+	         cc->missing, cc->missing[0] ? ")" : "");
 	return 0;
 }
 
@@ -459,7 +463,7 @@ static const struct str_field str_fields[] = {
 	F(processor), F(cpus_allowed), F(max_clock), F(governor), F(turbo), F(smt), F(smt_control),
 	F(memory), F(os), F(kernel), F(machine), F(compiler), F(cmake), F(pqprof_version),
 	F(start_utc), F(end_utc), F(hardware_pmu), F(hardware_pmu_detail), F(rdpmc), F(uprobes),
-	F(clocksource), F(tsc_flags),
+	F(clocksource), F(tsc_flags), F(containment),
 };
 #undef F
 #define NSTR (sizeof str_fields / sizeof str_fields[0])
@@ -470,7 +474,7 @@ const char *const *env_json_keys(void)
 		"processor", "cpus_allowed", "max_clock", "governor", "turbo", "smt", "smt_control",
 		"memory", "os", "kernel", "machine", "compiler", "cmake", "pqprof_version",
 		"start_utc", "end_utc", "hardware_pmu", "hardware_pmu_detail", "rdpmc", "uprobes",
-		"clocksource", "tsc_flags",
+		"clocksource", "tsc_flags", "containment",
 		"cpu", "max_clock_khz", "memory_mib", "perf_event_paranoid", NULL,
 	};
 	return keys;
@@ -603,5 +607,6 @@ int env_table(const env_info *env, env_row *rows, int max)
 	n = add_row(rows, n, max, "time sources", "clocksource %s, TSC %s", env->clocksource, env->tsc_flags);
 	n = add_row(rows, n, max, "machine", "%s", env->machine);
 	n = add_row(rows, n, max, "pqprof", "%s", env->pqprof_version);
+	n = add_row(rows, n, max, "containment", "%s", env->containment);
 	return n;
 }

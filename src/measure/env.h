@@ -54,6 +54,8 @@ typedef struct env_info {
 	char uprobes[ENV_STR];        /* "yes" / "no" */
 	char clocksource[ENV_STR];    /* current clocksource, e.g. "tsc", "kvm-clock" */
 	char tsc_flags[ENV_STR];      /* "constant_tsc nonstop_tsc", "none", "unknown" */
+	/* how scheme code and compilers were contained (core/contain.h) */
+	char containment[ENV_STR];
 } env_info;
 
 #define ENV_PARANOID_UNKNOWN (-100)

@@ -4,6 +4,7 @@
 #include "core/fixed_str.h"
 #include "core/grow.h"
 #include "runner/runner.h"
+#include "core/contain.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,7 +112,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c)
+static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c,
+                        const struct contained *ct)
 {
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -162,12 +164,13 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	while (spec->args && spec->args[nargs])
 		nargs++;
 	char **argv = calloc((size_t)nargs + 4, sizeof *argv);
+	char lib_fd_path[32];
 	argv[0] = (char *)runner;
 	argv[1] = (char *)spec->job;
-	argv[2] = (char *)spec->lib;
+	argv[2] = (char *)contain_job_path(ct, spec->lib, lib_fd_path, sizeof lib_fd_path);
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = (char *)spec->args[i];
-	execv(runner, argv);
+	contain_exec(ct, runner, argv);
 	char msg[PATH_MAX + 128];
 	int n = snprintf(msg, sizeof msg, "{\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"cannot run %s: %s\"}\n",
 	                 runner, strerror(errno));
@@ -201,6 +204,37 @@ static void handle_event(struct child_result *res, json_t *ev)
 		res->done = ev;
 }
 
+/*
+ * A runner handed its library as /proc/self/fd/N (see contain_job_path)
+ * names it so in its messages: put the library's path back.  Only for
+ * paths that need no JSON escaping.
+ */
+static char *unfd_line(const char *line, const char *lib)
+{
+	const char *hit = lib && !strpbrk(lib, "\"\\") ? strstr(line, "/proc/self/fd/") : NULL;
+	if (!hit)
+		return NULL;
+	size_t n = strlen(line), ll = strlen(lib), k = 0;
+	char *out = malloc(n * (ll + 1) + 1);
+	if (!out)
+		return NULL;
+	for (const char *p = line; *p;) {
+		if (strncmp(p, "/proc/self/fd/", 14) == 0 && p[14] >= '0' && p[14] <= '9') {
+			p += 14;
+			while (*p >= '0' && *p <= '9')
+				p++;
+			memcpy(out + k, lib, ll);
+			k += ll;
+		} else {
+			out[k++] = *p++;
+		}
+	}
+	out[k] = '\0';
+	return out;
+}
+
+static const char *event_lib; /* the library of the running child, for unfd_line */
+
 /* Split complete lines off the buffer into events. */
 static void take_lines(struct linebuf *lb, struct child_result *res)
 {
@@ -209,7 +243,9 @@ static void take_lines(struct linebuf *lb, struct child_result *res)
 		if (lb->buf[i] != '\n')
 			continue;
 		lb->buf[i] = '\0';
-		json_t *ev = json_loads(lb->buf + start, 0, NULL);
+		char *fixed = unfd_line(lb->buf + start, event_lib);
+		json_t *ev = json_loads(fixed ? fixed : lb->buf + start, 0, NULL);
+		free(fixed);
 		if (ev && json_is_object(ev)) {
 			json_array_append_new(res->events, ev);
 			handle_event(res, ev);
@@ -310,7 +346,14 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 	}
 	fflush(NULL);
 	double t0 = now_s();
-	pid_t pid = fork();
+	/* Contained (see core/contain.h); the runner gets an absolute library path. */
+	char abs_lib[PATH_MAX];
+	struct child_spec spec_abs = *spec;
+	if (spec->lib && realpath(spec->lib, abs_lib))
+		spec_abs.lib = abs_lib;
+	spec = &spec_abs;
+	struct contained ct;
+	pid_t pid = contain_fork(&ct, &(struct contain_opts){ .readable = spec->lib }, err);
 	if (pid < 0) {
 		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]);
 		if (ctrl[0] >= 0) {
@@ -318,11 +361,12 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 			close(ctrl[1]);
 		}
 		res->end = CHILD_SPAWN_FAILED;
-		return pq_fail_errno(err, PQ_EIO, "fork");
+		return -PQ_EIO;
 	}
 	if (pid == 0)
-		exec_runner(spec, resp[1], outp[1], ctrl[1]);
-	setpgid(pid, pid);
+		exec_runner(spec, resp[1], outp[1], ctrl[1], &ct);
+	snprintf(res->contain_note, sizeof res->contain_note, "%s", ct.note);
+	event_lib = ct.via_fd ? spec->lib : NULL;
 	live_add(pid);
 	close(resp[1]);
 	close(outp[1]);
@@ -361,7 +405,7 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 		}
 		if (spec->hooks && spec->hooks->tick)
 			spec->hooks->tick(spec->hooks->user);
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		pid_t w = contain_wait(&ct, &status, WNOHANG);
 		if (w == pid) {
 			exited = 1;
 			break;
@@ -392,11 +436,8 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 	}
 	if (spec->hooks && spec->hooks->tick)
 		spec->hooks->tick(spec->hooks->user);
-	/* Anything still in the process group outlived the runner. */
-	if (kill(-pid, 0) == 0) {
-		res->orphans = 1;
-		kill(-pid, SIGKILL);
-	}
+	/* Anything still in the namespace (or process group) outlived the runner. */
+	res->orphans = contain_finish(&ct);
 	live_remove(pid);
 	close(resp[0]);
 	close(outp[0]);

@@ -1,6 +1,7 @@
 /*
- * child: the parent side of the runner.  Spawns pqprof-runner in its own
- * process group with resource limits, collects its NDJSON events and its
+ * child: the parent side of the runner.  Spawns pqprof-runner contained
+ * (its own PID and network namespace, scratch directory, unprivileged uid
+ * as root: see core/contain.h) in its own process group with resource limits, collects its NDJSON events and its
  * capped stdout/stderr, enforces the time limit (SIGTERM, a grace period,
  * then SIGKILL to the whole group), and turns however it ended into a
  * child_result: normal exit, exit inside an operation, signal, time-out,
@@ -68,7 +69,8 @@ struct child_result {
 	int exit_code;
 	int signo;
 	int killed_hard;          /* SIGKILL was needed after the grace period */
-	int orphans;              /* processes of the group still alive after exit */
+	int orphans;              /* processes left behind after the runner ended (killed) */
+	char contain_note[256];   /* a part of the containment left out, and why ("" if none) */
 	char in_op[16];           /* operation in progress at the end, "" if none */
 	char fault[160];          /* the runner's own diagnosis (overflow, stack, oom) */
 	json_t *events;           /* array of event objects */

@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/digest.h"
 #include "core/json_file.h"
+#include "core/contain.h"
 #include "kat/kat_file.h"
 #include "kat/manifest.h"
 
@@ -274,6 +275,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		json_decref(desc);
 		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary directory");
 	}
+	contain_share_dir(tmpdir); /* the runner writes its vectors here */
 	char produced[PATH_MAX], outcome[PATH_MAX];
 	snprintf(produced, sizeof produced, "%s/produced", tmpdir);
 	snprintf(outcome, sizeof outcome, "%s/outcome", tmpdir);
@@ -311,6 +313,8 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		}
 		if (cr.orphans)
 			kat_outcome_note(&res->outcome, "the scheme left processes behind after the run (killed)");
+		if (cr.contain_note[0])
+			kat_outcome_note(&res->outcome, "%s", cr.contain_note);
 	}
 	write_log(o, res, desc, have_child ? &cr : NULL);
 	res->record = json_pack("{s:s, s:O, s:o, s:s, s:s, s:s}", "schema", "pqprof.kat/1", "instance", desc,

@@ -16,6 +16,9 @@ set -eu
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 PQPROF=${PQPROF:-$top_builddir/pqprof}
+# The fixtures link to each other (../toy): let links resolve anywhere in the source tree.
+PQPROF_SOURCE_ROOT=${PQPROF_SOURCE_ROOT:-$top_srcdir}
+export PQPROF_SOURCE_ROOT
 JGET=$top_builddir/tests/profile_jget
 FREQ=${PQPROF_BENCH_FREQ:-1999}
 SAMPLES=${PQPROF_BENCH_SAMPLES:-4000}

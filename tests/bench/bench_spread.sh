@@ -7,6 +7,9 @@ set -eu
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 PQPROF=${PQPROF:-$top_builddir/pqprof}
+# The fixtures link to each other (../toy): let links resolve anywhere in the source tree.
+PQPROF_SOURCE_ROOT=${PQPROF_SOURCE_ROOT:-$top_srcdir}
+export PQPROF_SOURCE_ROOT
 work=$(mktemp -d "${TMPDIR:-/tmp}/pqprof-spread.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 "$PQPROF" build "$top_srcdir/tests/fixtures/nist-toy" -o "$work/toy.so" -q >/dev/null

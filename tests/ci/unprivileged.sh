@@ -86,7 +86,7 @@ run_test() {   # run_test NAME command...
 	total=$((total + 1))
 	log=$(mktemp "${TMPDIR:-/tmp}/pqprof-unpriv-log.XXXXXX")
 	chmod 644 "$log"
-	if run_as env top_srcdir="$src" top_builddir="$build" PQPROF="$build/pqprof" \
+	if run_as env top_srcdir="$src" top_builddir="$build" PQPROF="$build/pqprof" PQPROF_SOURCE_ROOT="$src" \
 		PQPROF_RUNNER="$build/pqprof-runner" CK_DEFAULT_TIMEOUT=120 TMPDIR=/tmp HOME=/tmp \
 		"$@" >"$log" 2>&1; then
 		echo "PASS: $name"

@@ -202,6 +202,9 @@ if case_for accept-forged; then
 	bench accept-forged ok
 fi
 
+# Trees that try to reach past their job: their cases are in contain.sh.
+covered="$covered setsid-daemon cwd-vandal probe-secrets wrapper-flag fifo-header include-dev-zero outside-symlink "
+
 n=0
 for d in "$H"/*/; do
 	b=$(basename "$d")

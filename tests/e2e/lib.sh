@@ -4,6 +4,9 @@
 set -u
 : "${top_srcdir:?run through make check}"
 : "${PQPROF:=$top_builddir/pqprof}"
+# The fixtures link to each other (../toy): let links resolve anywhere in the source tree.
+: "${PQPROF_SOURCE_ROOT:=$top_srcdir}"
+export PQPROF_SOURCE_ROOT
 FIX="$top_srcdir/tests/fixtures"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pqprof-e2e.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -1,0 +1,489 @@
+/* contain: namespaces, scratch directory and uid for untrusted jobs; see contain.h. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "core/contain.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* What the reaper sends once the job has ended. */
+struct reaper_report {
+	int status;   /* the job's wait status */
+	int killed;   /* processes killed after it */
+};
+
+static struct contain_caps caps;
+static int probed;
+
+static int env_off(void)
+{
+	const char *e = getenv("PQPROF_CONTAIN");
+	return e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0 || strcmp(e, "no") == 0);
+}
+
+/* clone(2) without a new stack: returns twice, like fork(). */
+static pid_t clone_fork(int flags)
+{
+	return (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD, NULL, NULL, NULL, NULL);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* In a fresh user namespace: map only our own uid and gid. */
+static int map_self(uid_t uid, gid_t gid)
+{
+	char m[64];
+	if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
+		return -1;
+	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (write_file("/proc/self/uid_map", m) < 0)
+		return -1;
+	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	return write_file("/proc/self/gid_map", m);
+}
+
+static int ns_flags(void)
+{
+	int f = 0;
+	if (caps.pid_ns)
+		f |= CLONE_NEWPID;
+	if (caps.net_ns)
+		f |= CLONE_NEWNET;
+	if (caps.user_ns)
+		f |= CLONE_NEWUSER;
+	return f;
+}
+
+/* Try the namespaces a job would get, in a child that exits at once. */
+static int try_clone(int flags, uid_t uid, gid_t gid)
+{
+	pid_t p = clone_fork(flags);
+	if (p < 0)
+		return -1;
+	if (p == 0) {
+		if ((flags & CLONE_NEWUSER) && map_self(uid, gid) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	int st = 0;
+	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void probe(void)
+{
+	if (probed)
+		return;
+	probed = 1;
+	memset(&caps, 0, sizeof caps);
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	if (uid == 0) {
+		struct passwd *pw = getpwnam("nobody");
+		caps.uid = pw ? pw->pw_uid : 65534;
+		caps.gid = pw ? pw->pw_gid : 65534;
+		snprintf(caps.user, sizeof caps.user, "%s", pw ? "nobody" : "uid 65534");
+	}
+	if (env_off()) {
+		snprintf(caps.missing, sizeof caps.missing, "turned off by PQPROF_CONTAIN=off");
+	} else {
+		int user = uid != 0;
+		int base = (user ? CLONE_NEWUSER : 0);
+		if (try_clone(base | CLONE_NEWPID, uid, gid) == 0) {
+			caps.pid_ns = 1;
+			caps.user_ns = user;
+			caps.net_ns = try_clone(base | CLONE_NEWPID | CLONE_NEWNET, uid, gid) == 0;
+			if (!caps.net_ns)
+				snprintf(caps.missing, sizeof caps.missing, "no network namespace: %s", strerror(errno));
+		} else {
+			snprintf(caps.missing, sizeof caps.missing, "no PID namespace (%s%s): process groups only",
+			         user ? "unprivileged, user namespaces not allowed: " : "", strerror(errno));
+		}
+		caps.drop_uid = uid == 0;
+	}
+	snprintf(caps.summary, sizeof caps.summary, "%s%s, scratch working directory, %s",
+	         caps.pid_ns ? "PID namespace" : "process group",
+	         caps.net_ns ? " + network namespace (no network)" : "",
+	         caps.drop_uid ? "as the unprivileged user" : uid == 0 ? "as root" : "as the calling user");
+	if (caps.drop_uid) {
+		size_t u = strlen(caps.summary);
+		snprintf(caps.summary + u, sizeof caps.summary - u, " %s (uid %u)", caps.user, (unsigned)caps.uid);
+	}
+}
+
+const struct contain_caps *contain_caps(void)
+{
+	probe();
+	return &caps;
+}
+
+json_t *contain_to_json(void)
+{
+	probe();
+	json_t *o = json_pack("{s:s, s:b, s:b, s:b, s:s}", "summary", caps.summary, "pid_namespace", caps.pid_ns,
+	                      "network_namespace", caps.net_ns, "user_namespace", caps.user_ns, "fallback",
+	                      caps.pid_ns ? "" : "process group (daemons that leave it are not contained)");
+	if (!o)
+		return NULL;
+	if (caps.drop_uid)
+		json_object_set_new(o, "run_as", json_pack("{s:s, s:i, s:i}", "user", caps.user, "uid", (int)caps.uid,
+		                                           "gid", (int)caps.gid));
+	else
+		json_object_set_new(o, "run_as", json_string(geteuid() == 0 ? "root" : "calling user"));
+	if (caps.missing[0])
+		json_object_set_new(o, "missing", json_string(caps.missing));
+	return o;
+}
+
+int contain_check_input(const char *path, const char *what, pq_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s %s: cannot open", what, path);
+	struct stat sb;
+	int r = fstat(fd, &sb);
+	close(fd);
+	if (r != 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s %s", what, path);
+	if (!S_ISREG(sb.st_mode))
+		return pq_fail(err, PQ_EINPUT, "%s %s: not a regular file (%s)", what, path,
+		               S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ? "a directory"
+		               : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : "a special file");
+	return 0;
+}
+
+void contain_share_dir(const char *dir)
+{
+	probe();
+	if (caps.drop_uid && chown(dir, caps.uid, caps.gid) != 0)
+		chmod(dir, 0777);
+}
+
+/* Can the unprivileged uid read `path`?  Asked in a child that drops to it. */
+static int readable_by(const char *path, uid_t uid, gid_t gid)
+{
+	pid_t p = fork();
+	if (p < 0)
+		return 0;
+	if (p == 0) {
+		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0)
+			_exit(1);
+		_exit(access(path, R_OK) == 0 ? 0 : 1);
+	}
+	int st = 0;
+	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int contain_job_can_read(const char *path)
+{
+	probe();
+	return !caps.drop_uid || readable_by(path, caps.uid, caps.gid);
+}
+
+/*
+ * pid 1 of the job's namespace: wait for the job, then kill and reap
+ * everything else, and report.  Uses only async-signal-safe calls (this
+ * process was made by a raw clone).
+ */
+static void reaper(pid_t job, int report_fd)
+{
+	struct reaper_report rep = { 0, 0 };
+	for (;;) {
+		int st = 0;
+		pid_t w = waitpid(-1, &st, 0);
+		if (w == job) {
+			rep.status = st;
+			break;
+		}
+		if (w < 0 && errno != EINTR) {
+			rep.status = 0x7f00; /* lost: exit 127 */
+			break;
+		}
+	}
+	if (kill(-1, SIGKILL) == 0) {
+		for (;;) {
+			pid_t w = waitpid(-1, NULL, 0);
+			if (w > 0)
+				rep.killed++;
+			else if (errno != EINTR)
+				break;
+		}
+	}
+	ssize_t n = write(report_fd, &rep, sizeof rep);
+	_exit(n == (ssize_t)sizeof rep ? 0 : 1);
+}
+
+/* The job's host pid: the reaper's only child. */
+static pid_t child_of(pid_t parent)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)parent, (int)parent);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			long v = strtol(buf, NULL, 10);
+			if (v > 0)
+				return (pid_t)v;
+		}
+	}
+	/* Kernels without the children file: look for the PPid. */
+	DIR *d = opendir("/proc");
+	pid_t found = 0;
+	struct dirent *de;
+	while (d && !found && (de = readdir(d))) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+		if (*end || v <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", v);
+		FILE *fp = fopen(path, "r");
+		if (!fp)
+			continue;
+		int ppid = 0;
+		if (fscanf(fp, "%*d (%*[^)]) %*c %d", &ppid) == 1 && ppid == parent)
+			found = (pid_t)v;
+		fclose(fp);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int make_scratch(struct contained *c, pq_error *err)
+{
+	snprintf(c->scratch, sizeof c->scratch, "%s/pqprof-job.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(c->scratch)) {
+		int e = errno;
+		c->scratch[0] = '\0';
+		errno = e;
+		return pq_fail_errno(err, PQ_EIO, "cannot create a scratch directory");
+	}
+	if (c->as_user && chown(c->scratch, caps.uid, caps.gid) != 0)
+		return pq_fail_errno(err, PQ_EIO, "%s: cannot hand the scratch directory over", c->scratch);
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void remove_scratch(struct contained *c)
+{
+	if (!c->scratch[0])
+		return;
+	/* A job may leave a directory it made unreadable: open it up first. */
+	chmod(c->scratch, 0700);
+	nftw(c->scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	rmdir(c->scratch);
+	c->scratch[0] = '\0';
+}
+
+pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *err)
+{
+	probe();
+	memset(c, 0, sizeof *c);
+	c->status_fd = -1;
+	c->as_user = caps.drop_uid && !(o && o->no_user_change);
+	if (c->as_user && o && o->readable && !readable_by(o->readable, caps.uid, caps.gid))
+		c->via_fd = 1;
+	if (o && o->workdir)
+		snprintf(c->workdir, sizeof c->workdir, "%s", o->workdir);
+	if (make_scratch(c, err) < 0)
+		return -PQ_EIO;
+	if (!caps.pid_ns) {
+		pid_t p = fork();
+		if (p == 0) {
+			setpgid(0, 0);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			return 0;
+		}
+		if (p < 0) {
+			remove_scratch(c);
+			return pq_fail_errno(err, PQ_EIO, "fork");
+		}
+		setpgid(p, p);
+		c->pid = p;
+		return p;
+	}
+	int rp[2];
+	if (pipe2(rp, O_CLOEXEC) != 0) {
+		remove_scratch(c);
+		return pq_fail_errno(err, PQ_EIO, "pipe");
+	}
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	pid_t r = clone_fork(ns_flags());
+	if (r < 0) {
+		int e = errno;
+		close(rp[0]);
+		close(rp[1]);
+		remove_scratch(c);
+		errno = e;
+		return pq_fail_errno(err, PQ_EIO, "clone (PID namespace)");
+	}
+	if (r == 0) {
+		close(rp[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* pqprof's own handlers make no sense in here: back to the defaults. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (caps.user_ns && map_self(uid, gid) < 0)
+			_exit(126);
+		pid_t job = fork();
+		if (job == 0) {
+			close(rp[1]);
+			setpgid(0, 0);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			return 0;
+		}
+		if (job < 0)
+			_exit(126);
+		char ready = 'R';
+		if (write(rp[1], &ready, 1) != 1)
+			_exit(126);
+		reaper(job, rp[1]);
+	}
+	close(rp[1]);
+	c->reaper = r;
+	c->status_fd = rp[0];
+	char ready = 0;
+	struct pollfd pf = { .fd = rp[0], .events = POLLIN };
+	if (poll(&pf, 1, 10000) != 1 || read(rp[0], &ready, 1) != 1 || ready != 'R' || !(c->pid = child_of(r))) {
+		kill(r, SIGKILL);
+		waitpid(r, NULL, 0);
+		close(rp[0]);
+		remove_scratch(c);
+		return pq_fail(err, PQ_EIO, "the contained process did not start");
+	}
+	return c->pid;
+}
+
+const char *contain_job_path(const struct contained *c, const char *path, char *buf, size_t len)
+{
+	if (!c->via_fd)
+		return path;
+	int fd0 = open(path, O_RDONLY); /* no O_CLOEXEC: the job opens it after exec */
+	/* Above the numbers a runner gives meaning to (3 and 4). */
+	int fd = fd0 >= 0 ? fcntl(fd0, F_DUPFD, 100) : -1;
+	if (fd0 >= 0)
+		close(fd0);
+	if (fd < 0)
+		return path;
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+	return buf;
+}
+
+int contain_enter(const struct contained *c)
+{
+	const char *wd = c->workdir[0] ? c->workdir : c->scratch;
+	if (wd[0] && chdir(wd) != 0)
+		return -1;
+	if (c->as_user) {
+		if (setgroups(0, NULL) != 0 || setgid(caps.gid) != 0 || setuid(caps.uid) != 0)
+			return -1;
+		if (setuid(0) == 0)
+			return -1; /* the drop did not hold */
+	}
+	return 0;
+}
+
+void contain_exec(const struct contained *c, const char *path, char *const argv[])
+{
+	int fd = strchr(path, '/') ? open(path, O_PATH | O_CLOEXEC) : -1;
+	if (contain_enter(c) < 0) {
+		errno = EPERM;
+		return;
+	}
+	if (!strchr(path, '/')) {
+		execvp(path, argv); /* a compiler found through PATH */
+		return;
+	}
+	if (fd >= 0) {
+		syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
+		close(fd);
+	}
+	execv(path, argv);
+}
+
+pid_t contain_wait(struct contained *c, int *status, int flags)
+{
+	if (c->finished) {
+		*status = c->wait_status;
+		return c->pid;
+	}
+	pid_t waitee = c->reaper ? c->reaper : c->pid;
+	int st = 0;
+	pid_t w = waitpid(waitee, &st, flags);
+	if (w <= 0)
+		return w;
+	if (c->reaper) {
+		struct reaper_report rep;
+		if (read(c->status_fd, &rep, sizeof rep) == (ssize_t)sizeof rep) {
+			st = rep.status;
+			c->left = rep.killed;
+		}
+		close(c->status_fd);
+		c->status_fd = -1;
+	}
+	c->finished = 1;
+	c->wait_status = st;
+	*status = st;
+	return c->pid;
+}
+
+int contain_finish(struct contained *c)
+{
+	int left = c->left;
+	if (!c->reaper && c->pid > 0 && kill(-c->pid, 0) == 0) {
+		kill(-c->pid, SIGKILL);
+		left = left ? left : 1;
+	}
+	if (c->reaper && !c->finished) {
+		kill(c->reaper, SIGKILL);
+		waitpid(c->reaper, NULL, 0);
+	}
+	if (c->status_fd >= 0)
+		close(c->status_fd);
+	c->status_fd = -1;
+	remove_scratch(c);
+	return left;
+}

@@ -1,0 +1,130 @@
+/*
+ * contain: run an untrusted process (a runner executing scheme code, or a
+ * compiler reading a scheme's tree) so that ending it ends everything it
+ * started, and so that it cannot reach past its job.
+ *
+ * Each contained process gets, where the system allows:
+ *  - its own PID namespace, whose pid 1 is a tiny reaper (pqprof code, not
+ *    the job): when the job ends, the reaper kills whatever is left in the
+ *    namespace (daemons that called setsid(), grandchildren in other
+ *    process groups) and reports how many it had to kill;
+ *  - its own network namespace (only a loopback device, down);
+ *  - a fresh scratch directory as its working directory, removed after;
+ *  - when pqprof runs as root, the unprivileged uid/gid of "nobody"
+ *    (65534 when there is no such user) instead of root.  A shared uid is
+ *    safe here because every job also has its own PID namespace: jobs
+ *    cannot see or signal each other, and nobody owns no files;
+ *  - when pqprof is not root, a user namespace (mapping only the caller's
+ *    own uid and gid) so that the PID and network namespaces can be made.
+ * Where no namespace can be made, it falls back to a process group (what
+ * pqprof did before), and contain_describe() says so.
+ *
+ * $PQPROF_CONTAIN=off turns namespaces and the uid change off (debugging;
+ * uprobe call counts as root need root in the runner).
+ */
+#ifndef PQ_CONTAIN_H
+#define PQ_CONTAIN_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <sys/types.h>
+
+#include "core/pq_error.h"
+
+struct contain_caps {
+	int pid_ns;            /* PID namespaces are used */
+	int net_ns;            /* network namespaces are used */
+	int user_ns;           /* a user namespace is needed (not root) */
+	int drop_uid;          /* root: jobs run as uid/gid below */
+	uid_t uid;
+	gid_t gid;
+	char user[64];         /* "nobody" */
+	char summary[256];     /* one line: what is in force */
+	char missing[256];     /* why something is not, or "" */
+};
+
+/* What containment this process can use (probed once, by a test child). */
+const struct contain_caps *contain_caps(void);
+
+/* The containment block of an environment record (new reference). */
+json_t *contain_to_json(void);
+
+struct contained {
+	pid_t pid;              /* the job: its process group is pid (host pid) */
+	pid_t reaper;           /* pid 1 of its namespace, 0 when none */
+	int status_fd;          /* the reaper's report, or -1 */
+	int as_user;            /* the job dropped to caps.uid */
+	int via_fd;             /* opts.readable is out of its reach by path: hand it an fd */
+	char scratch[PATH_MAX]; /* its scratch directory ("" when none) */
+	char workdir[PATH_MAX]; /* working directory instead of the scratch one, or "" */
+	int finished;
+	int wait_status;        /* the job's own wait status */
+	int left;               /* processes left behind and killed */
+	char note[256];         /* why a part of the containment was left out */
+};
+
+struct contain_opts {
+	const char *readable;   /* a file the job must read (see contain_job_path) */
+	int no_user_change;     /* keep pqprof's uid (jobs that need it) */
+	/*
+	 * Working directory instead of the scratch directory, entered before
+	 * the uid change: the job reaches files below it as /proc/self/cwd/...
+	 * even when a directory above it is private (compilers use this).
+	 */
+	const char *workdir;
+};
+
+/*
+ * Fork a contained process.  Returns 0 in the job (already in its own
+ * process group, still with pqprof's uid: call contain_enter before exec),
+ * the job's pid in the caller, negative on failure.
+ */
+pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *err);
+
+/*
+ * In the job, before contain_exec: the name under which it can open
+ * opts.readable.  That is the path itself, or, when the unprivileged uid
+ * cannot reach it (a directory on the way is private), /proc/self/fd/N of
+ * a descriptor opened now and left open across exec: the kernel maps the
+ * real file, so /proc/PID/maps still shows the real path.
+ */
+const char *contain_job_path(const struct contained *c, const char *path, char *buf, size_t len);
+
+/* In the job: enter the scratch directory and drop to the unprivileged uid. */
+int contain_enter(const struct contained *c);
+
+/*
+ * In the job: exec `path` after contain_enter (through an fd opened first,
+ * so a binary under a directory that the unprivileged uid cannot search
+ * still starts).  Returns only on failure.
+ */
+void contain_exec(const struct contained *c, const char *path, char *const argv[]);
+
+/*
+ * waitpid() for the job (flags: 0 or WNOHANG).  Returns the job's pid and
+ * its wait status once it has ended, 0 while it runs, -1 on error.
+ */
+pid_t contain_wait(struct contained *c, int *status, int flags);
+
+/*
+ * After the job ended: kill whatever it left behind (the whole namespace,
+ * or its process group in the fallback), remove the scratch directory.
+ * Returns the number of processes killed (at least 1 when some were left
+ * and the count is unknown).
+ */
+int contain_finish(struct contained *c);
+
+/* Can a job read `path` (1 when jobs keep pqprof's uid)? */
+int contain_job_can_read(const char *path);
+
+/*
+ * An input file given by the user (vectors, manifests) must be a regular
+ * file: checked without blocking on a FIFO (opened O_NONBLOCK, fstat).
+ * `what` names it in the error ("--vectors").
+ */
+int contain_check_input(const char *path, const char *what, pq_error *err);
+
+/* Make a directory the job must write into (kat outputs) writable by it. */
+void contain_share_dir(const char *dir);
+
+#endif
