@@ -4,6 +4,7 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "cmd/cmd_outdir.h"
 #include "measure/elf_size.h"
 #include "runner/bench.h"
 #include "runner/child.h"
@@ -58,7 +59,7 @@ int cmd_sizes(int argc, char **argv)
 	for (int i = 0; i < na; i++)
 		json_array_append_new(aj, json_string(audit[i]));
 	json_object_set_new(rec, "audit", aj);
-	if (dir && *dir && make_dirs(dir, &err) == 0) {
+	if (dir && *dir && cmd_out_dir("sizes", dir, "the sizes record", "--records", &err) == 0) {
 		char path[4096];
 		cmd_record_path(path, sizeof path, dir, name, "sizes", ".json");
 		cmd_write_json(path, rec, NULL);

@@ -7,6 +7,7 @@
 
 const struct command pq_commands[] = {
 	{ "run", cmd_run, "the whole job: build, KAT, bench, memory, sizes, profile, report" },
+	{ "schemes", cmd_schemes, "list the schemes run can find by name, and where pqprof's files are" },
 	{ "build", cmd_build, "compile a submission tree into an instance library" },
 	{ "info", cmd_info, "print an instance library's descriptor" },
 	{ "kat", cmd_kat, "gate an instance on its known-answer tests" },
