@@ -31,7 +31,7 @@ int cmd_fail(const char *cmd, const struct pq_error *err)
  */
 static int needs_runner(int argc, char **argv)
 {
-	static const char *const users[] = { "run", "info", "kat", "bench", "mem", "sizes", "profile", NULL };
+	static const char *const users[] = { "run", "info", "kat", "bench", "mem", "sizes", "profile", "slurm", NULL };
 	int uses = 0;
 	for (int i = 0; users[i]; i++)
 		uses |= strcmp(argv[1], users[i]) == 0;

@@ -21,6 +21,7 @@ const struct command pq_commands[] = {
 	{ "trace", cmd_trace, "inspect .pqt sample traces (info, dump, check)" },
 	{ "compare", cmd_compare, "compare two record sets: ratios with intervals, per-function deltas" },
 	{ "merge", cmd_merge, "combine campaign directories from shards or machines" },
+	{ "slurm", cmd_slurm, "submit a campaign to Slurm as a job array of shards, then merge" },
 	{ "env", cmd_env, "print the assessment environment and what makes figures unstable" },
 	{ NULL, NULL, NULL },
 };

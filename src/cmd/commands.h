@@ -29,6 +29,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
 int cmd_schemes(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 
 /* Shared by commands: print "pqprof <cmd>: <msg>" and return the exit code. */
 struct pq_error;

@@ -8,4 +8,4 @@ pqprof_SOURCES += src/cmd/command_table.c src/cmd/command_table.h \
 pqprof_SOURCES += src/cmd/cmd_profile.c src/cmd/cmd_report.c src/cmd/cmd_report.h \
 	src/cmd/cmd_export.c src/cmd/cmd_export.h
 # schemes: what run finds by name, and where pqprof's files are.
-pqprof_SOURCES += src/cmd/cmd_schemes.c src/cmd/cmd_outdir.c src/cmd/cmd_outdir.h
+pqprof_SOURCES += src/cmd/cmd_schemes.c src/cmd/cmd_slurm.c src/cmd/cmd_outdir.c src/cmd/cmd_outdir.h
