@@ -2,8 +2,9 @@
 # vectors and manifests, and the documentation, under $(pkgdatadir) with
 # the source tree's layout, so descriptors keep their relative paths.
 # Symbolic links inside a scheme tree install as copies (a linked
-# directory by the files in it).
-nobase_dist_pkgdata_DATA = \
+# directory by the files in it).  The tarball gets these files through
+# EXTRA_DIST (whole directories, links kept), not through this list.
+nobase_pkgdata_DATA = \
 	kat/sphincsplus/README.md \
 	kat/sphincsplus/kat-quick.sha256 \
 	kat/sphincsplus/kat.sha256 \
