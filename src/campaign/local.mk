@@ -4,3 +4,5 @@ libpqprof_a_SOURCES += \
 	src/campaign/campaign.c src/campaign/campaign.h \
 	src/campaign/steps.c src/campaign/steps.h \
 	src/campaign/merge.c src/campaign/merge.h
+# merge_systems: merge by system, never pooling different machines.
+libpqprof_a_SOURCES += src/campaign/merge_systems.c src/campaign/merge_systems.h

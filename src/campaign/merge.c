@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 /* Environment fields that change what the figures mean. */
-static const char *const env_keys[] = {
+const char *const campaign_env_keys[] = {
 	"processor", "max_clock", "governor", "turbo", "smt", "memory", "os", "kernel",
 	"pqprof_version", "hardware_pmu", "machine", NULL,
 };
@@ -102,14 +102,14 @@ int campaign_merge(const char *out, const char *const *inputs, int n, int force,
 				r = pq_fail(err, PQ_EINPUT, "%s: scheme %s, but %s holds %s", inputs[i], s2 ? s2 : "?", inputs[0],
 				            s1 ? s1 : "?");
 			json_t *e1 = json_object_get(first, "environment"), *e2 = json_object_get(c, "environment");
-			for (int k = 0; r == 0 && env_keys[k]; k++) {
+			for (int k = 0; r == 0 && campaign_env_keys[k]; k++) {
 				char a[256];
-				snprintf(a, sizeof a, "%s", env_str(e1, env_keys[k]));
-				const char *b = env_str(e2, env_keys[k]);
+				snprintf(a, sizeof a, "%s", env_str(e1, campaign_env_keys[k]));
+				const char *b = env_str(e2, campaign_env_keys[k]);
 				if (strcmp(a, b) != 0 && !force)
 					r = pq_fail(err, PQ_EINPUT,
 					            "%s: environment differs from %s (%s: '%s' vs '%s'); use --force to merge anyway",
-					            inputs[i], inputs[0], env_keys[k], b, a);
+					            inputs[i], inputs[0], campaign_env_keys[k], b, a);
 			}
 			/* union of instances, widest time span */
 			size_t j;

@@ -13,4 +13,7 @@
 
 int campaign_merge(const char *out, const char *const *inputs, int n, int force, pq_error *err);
 
+/* The environment fields two merged campaigns must agree on (NULL-terminated). */
+extern const char *const campaign_env_keys[];
+
 #endif

@@ -5,6 +5,7 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "cmd/cmd_outdir.h"
 #include "measure/env.h"
 #include "report/bench_table.h"
 #include "supervise/bench.h"
@@ -79,7 +80,7 @@ int cmd_bench(int argc, char **argv)
 	char *command = cmd_join_argv("pqprof", argc, argv);
 	int header = 0;
 	status = 0;
-	if (records && *records && make_dirs(records, &err) < 0) {
+	if (records && *records && cmd_out_dir("bench", records, "the timing records", "--records", &err) < 0) {
 		json_decref(desc);
 		json_decref(envj);
 		free(command);

@@ -11,6 +11,7 @@
 #include "supervise/child.h"
 #include "supervise/kat_gate.h"
 #include "record/records.h"
+#include "cmd/cmd_outdir.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,7 @@ int cmd_kat(int argc, char **argv)
 		{ OPT_INT, 0, "records", &records, "N", "records to produce and compare (default: 10 NGCC, 100 NIST)" },
 		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit for the whole replay (default 900)" },
 		{ OPT_STRING, 0, "emit", &emit, "FILE", "write the vectors the instance produces" },
-		{ OPT_STRING, 0, "records-dir", &dir, "DIR", "where the KAT log and verdict record go (default ./records)" },
+		{ OPT_STRING, 0, "records-dir", &dir, "DIR", "where the KAT log and verdict record go (default ./records; \"\" for none)" },
 		{ OPT_FLAG, 0, "no-search", &no_search, NULL, "do not look for the official vector file in the source tree" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
@@ -53,7 +54,7 @@ int cmd_kat(int argc, char **argv)
 	const char *name = desc ? json_string_value(json_object_get(desc, "name")) : NULL;
 	char log[4096] = "", rec[4096] = "";
 	if (dir && *dir) {
-		if (make_dirs(dir, &err) < 0) {
+		if (cmd_out_dir("kat", dir, "the KAT log and verdict record", "--records-dir", &err) < 0) {
 			json_decref(desc);
 			return cmd_fail("kat", &err);
 		}

@@ -5,6 +5,7 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "cmd/cmd_outdir.h"
 #include "measure/elf_size.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
@@ -66,7 +67,7 @@ int cmd_mem(int argc, char **argv)
 		pq_fail(&err, PQ_EUSAGE, "--op: unknown operation '%s'", opname);
 		return cmd_fail("mem", &err);
 	}
-	if (dir && *dir && make_dirs(dir, &err) < 0) {
+	if (dir && *dir && cmd_out_dir("mem", dir, "the memory records", "--records", &err) < 0) {
 		json_decref(desc);
 		return cmd_fail("mem", &err);
 	}

@@ -3,6 +3,7 @@
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "campaign/merge.h"
+#include "campaign/merge_systems.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
 
@@ -10,19 +11,33 @@
 
 int cmd_merge(int argc, char **argv)
 {
-	int force = 0;
+	int force = 0, by_system = 0;
 	const struct option_spec specs[] = {
 		{ OPT_FLAG, 0, "force", &force, NULL, "merge even when environments differ" },
+		{ OPT_FLAG, 0, "by-system", &by_system, NULL, "one merged campaign per system when environments differ" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[256];
 	pq_error err = { 0 };
-	int status, np = cmd_parse("merge", argc, argv, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force]", specs, pos, 256, &status);
+	int status, np = cmd_parse("merge", argc, argv, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force | --by-system]", specs, pos, 256, &status);
 	if (np < 0)
 		return status;
 	if (np < 2) {
-		options_usage(stderr, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force]", specs);
+		options_usage(stderr, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force | --by-system]", specs);
 		return PQ_EUSAGE;
+	}
+	if (by_system && force) {
+		fprintf(stderr, "pqprof merge: --by-system keeps systems apart, --force pools them: choose one\n");
+		return PQ_EUSAGE;
+	}
+	if (by_system) {
+		int ns = make_dirs(pos[0], &err) < 0 ? -1 : campaign_merge_by_system(pos[0], pos + 1, np - 1, &err);
+		if (ns < 0)
+			return cmd_fail("merge", &err);
+		if (ns > 1)
+			printf("%d systems, merged apart (never pooled): %s/systems/*; index in %s/report.md\n", ns, pos[0], pos[0]);
+		printf("merged %d campaign directories into %s\n", np - 1, pos[0]);
+		return 0;
 	}
 	if (make_dirs(pos[0], &err) < 0 || campaign_merge(pos[0], pos + 1, np - 1, force, &err) < 0)
 		return cmd_fail("merge", &err);

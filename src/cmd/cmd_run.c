@@ -4,6 +4,8 @@
 #include "cmd/cmd_common.h"
 #include "campaign/campaign.h"
 #include "core/options.h"
+#include "core/paths.h"
+#include "cmd/cmd_outdir.h"
 #include "supervise/child.h"
 
 #include <stdio.h>
@@ -14,7 +16,8 @@ static const char usage[] =
 	"pqprof run TARGET... [--profiles LIST] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
 	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--quick] [--fresh]\n"
 	"                     [--shard K/N] [--no-report] [--events LIST] [--source-root DIR] [--trust-flags]\n"
-	"TARGET is a scheme descriptor (schemes/<name>), a submission tree, or a built instance library.";
+	"TARGET is a scheme descriptor (a path, or the NAME of one `pqprof schemes` lists), a submission tree,\n"
+	"or a built instance library.";
 
 int cmd_run(int argc, char **argv)
 {
@@ -69,7 +72,12 @@ int cmd_run(int argc, char **argv)
 	status = 0;
 	for (int i = 0; i < np; i++) {
 		pq_error terr = { 0 };
-		if (campaign_run(pos[i], &o, &terr) < 0) {
+		char target[4096];
+		char dflt[4096];
+		int r = paths_find_scheme(pos[i], target, sizeof target, &terr);
+		if (r == 0 && !out && campaign_default_dir(target, &o, dflt, sizeof dflt, &terr) == 0)
+			r = cmd_out_dir("run", dflt, "the campaign", "--out", &terr);
+		if (r < 0 || campaign_run(target, &o, &terr) < 0) {
 			fprintf(stderr, "pqprof run: %s\n", terr.msg);
 			status = pq_exit_code(terr.code);
 		}

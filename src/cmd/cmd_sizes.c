@@ -5,6 +5,7 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "cmd/cmd_outdir.h"
 #include "measure/elf_size.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
@@ -61,7 +62,7 @@ int cmd_sizes(int argc, char **argv)
 	}
 	json_t *audit = json_object_get(rec, "audit");
 	size_t na = json_array_size(audit);
-	if (dir && *dir && make_dirs(dir, &err) == 0) {
+	if (dir && *dir && cmd_out_dir("sizes", dir, "the sizes record", "--records", &err) == 0) {
 		char path[4096];
 		pq_error werr = { 0 };
 		if (cmd_record_path(path, sizeof path, dir, name, "sizes", ".json", &werr) < 0 ||

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
+#include "core/paths.h"
 #include "core/pq_error.h"
 #include "supervise/child.h"
 
@@ -40,10 +41,31 @@ static int check_stdout(const char *who, int status)
 	return status ? status : code;
 }
 
+/*
+ * Commands that run scheme code need pqprof-runner: without it every
+ * scheme would look broken, so say it is pqprof that is incomplete
+ * (PQ_ERUNNER, naming where it looked).  Asking for help needs no runner.
+ */
+static int runner_missing(const struct command *c, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 0;
+	pq_error err = { 0 };
+	char path[4096];
+	if (paths_runner(path, sizeof path, &err) == 0)
+		return 0;
+	return cmd_fail(c->name, &err);
+}
+
 int command_run(const struct command *c, int argc, char **argv)
 {
-	if (c->flags & CMD_RUNS_CHILDREN)
+	if (c->flags & CMD_RUNS_CHILDREN) {
+		int missing = runner_missing(c, argc, argv);
+		if (missing)
+			return missing;
 		child_install_signal_forwarding();
+	}
 	return check_stdout(c->name, c->fn(argc, argv));
 }
 

@@ -10,6 +10,7 @@
 
 const struct command pq_commands[] = {
 	{ "run", cmd_run, "the whole job: build, KAT, bench, memory, sizes, profile, report", CMD_RUNS_CHILDREN },
+	{ "schemes", cmd_schemes, "list the schemes run can find by name, and where pqprof's files are", 0 },
 	{ "build", cmd_build, "compile a submission tree into an instance library", 0 },
 	{ "info", cmd_info, "print an instance library's descriptor", CMD_RUNS_CHILDREN },
 	{ "kat", cmd_kat, "gate an instance on its known-answer tests", CMD_RUNS_CHILDREN },
@@ -23,6 +24,7 @@ const struct command pq_commands[] = {
 	{ "trace", cmd_trace, "inspect .pqt sample traces (info, dump, check)", 0 },
 	{ "compare", cmd_compare, "compare two record sets: ratios with intervals, per-function deltas", 0 },
 	{ "merge", cmd_merge, "combine campaign directories from shards or machines", 0 },
+	{ "slurm", cmd_slurm, "submit a campaign to Slurm as a job array of shards, then merge", CMD_RUNS_CHILDREN },
 	{ "env", cmd_env, "print the assessment environment and what makes figures unstable", 0 },
 	{ NULL, NULL, NULL, 0 },
 };

@@ -63,5 +63,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
+int cmd_schemes(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 
 #endif

@@ -14,3 +14,6 @@ libpqprof_a_SOURCES += \
 	src/core/sigsafe.c src/core/sigsafe.h \
 	src/core/units.c src/core/units.h \
 	src/core/contain.c src/core/contain.h
+# paths: the runner and the data directory, relative to the running binary.
+libpqprof_a_SOURCES += src/core/paths.c src/core/paths.h
+AM_CPPFLAGS += -DPQ_PREFIX='"$(prefix)"' -DPQ_EXEC_PREFIX='"$(exec_prefix)"' -DPQ_BINDIR='"$(bindir)"'

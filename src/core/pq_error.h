@@ -22,6 +22,7 @@ enum pq_errcode {
 	PQ_EPERF = 7,    /* perf_event or counters unavailable */
 	PQ_ENOMEM = 8,
 	PQ_EINTERNAL = 9,
+	PQ_ERUNNER = 10, /* pqprof's own runner executable is missing */
 };
 
 typedef struct pq_error {

@@ -5,6 +5,7 @@
 #include "core/grow.h"
 #include "runner/runner.h"
 #include "core/contain.h"
+#include "core/paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,21 +76,8 @@ void child_install_signal_forwarding(void)
 const char *child_runner_path(void)
 {
 	static char path[PATH_MAX];
-	const char *env = getenv("PQPROF_RUNNER");
-	if (env && *env)
-		return env;
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			if (path_fmt(path, sizeof path, NULL, "%s/pqprof-runner", self) == 0 && access(path, X_OK) == 0)
-				return path;
-		}
-	}
-	snprintf(path, sizeof path, "%s/pqprof-runner", PKGLIBEXECDIR);
+	if (paths_runner(path, sizeof path, NULL) < 0)  /* command_run checked first, saying where it looked */
+		snprintf(path, sizeof path, "%s/pqprof-runner", PKGLIBEXECDIR);
 	return path;
 }
 

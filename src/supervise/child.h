@@ -81,7 +81,7 @@ struct child_result {
 	double wall_s;
 };
 
-/* Path of pqprof-runner: $PQPROF_RUNNER, next to /proc/self/exe, or PKGLIBEXECDIR. */
+/* Path of pqprof-runner, found as paths_runner() says (core/paths.h). */
 const char *child_runner_path(void);
 
 int child_run(const struct child_spec *spec, struct child_result *res, pq_error *err);

@@ -1,0 +1,196 @@
+/* merge_systems: one merged campaign per system; see merge_systems.h. */
+#include "config.h"
+#include "campaign/merge_systems.h"
+#include "campaign/merge.h"
+#include "core/atomic_file.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SYSTEMS 64
+
+static void env_value(json_t *env, const char *k, char *buf, size_t len)
+{
+	json_t *v = json_object_get(env, k);
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else
+		snprintf(buf, len, "unknown");
+}
+
+/* All the fields that must agree, in one string: equal strings, one system. */
+static char *fingerprint(json_t *env)
+{
+	size_t cap = 1, used = 0;
+	char *s = calloc(1, 1);
+	for (int k = 0; s && campaign_env_keys[k]; k++) {
+		char v[512];
+		env_value(env, campaign_env_keys[k], v, sizeof v);
+		size_t add = strlen(campaign_env_keys[k]) + strlen(v) + 3;
+		char *t = realloc(s, cap + add);
+		if (!t) {
+			free(s);
+			return NULL;
+		}
+		s = t;
+		cap += add;
+		used += (size_t)snprintf(s + used, cap - used, "%s=%s\n", campaign_env_keys[k], v);
+	}
+	return s;
+}
+
+static void dir_label(const char *processor, int idx, char *buf, size_t len)
+{
+	char p[64];
+	snprintf(p, sizeof p, "%s", processor);
+	for (char *c = p; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+		      *c == '.'))
+			*c = '_';
+	snprintf(buf, len, "%d-%s", idx, p);
+}
+
+struct system {
+	char *print;
+	json_t *env;                 /* borrowed from the first input of the group */
+	const char **inputs;
+	int n;
+	char dir[80];
+};
+
+static int write_index(const char *out, struct system *sys, int ns, pq_error *err)
+{
+	json_t *list = json_array();
+	size_t cap = 4096, used = 0;
+	char *md = malloc(cap);
+	if (!list || !md) {
+		json_decref(list);
+		free(md);
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	}
+#define MD(...)                                                                                              \
+	do {                                                                                                     \
+		int need_ = snprintf(NULL, 0, __VA_ARGS__);                                                          \
+		if (used + (size_t)need_ + 1 > cap) {                                                                \
+			cap = (used + (size_t)need_ + 1) * 2;                                                            \
+			char *t_ = realloc(md, cap);                                                                     \
+			if (!t_)                                                                                         \
+				break;                                                                                       \
+			md = t_;                                                                                         \
+		}                                                                                                    \
+		used += (size_t)snprintf(md + used, cap - used, __VA_ARGS__);                                        \
+	} while (0)
+	MD("# Campaign on %d systems\n\nThe campaign directories came from %d different systems.  Each system "
+	   "has its own merged campaign and report; figures from different systems are never pooled.\n\n"
+	   "| system | processor | differs from system 1 in | campaign directories | report |\n"
+	   "|---|---|---|---|---|\n", ns, ns);
+	for (int g = 0; g < ns; g++) {
+		char proc[512], diff[1024] = "";
+		env_value(sys[g].env, "processor", proc, sizeof proc);
+		json_t *differs = json_array(), *ins = json_array();
+		for (int k = 0; g > 0 && campaign_env_keys[k]; k++) {
+			char a[512], b[512];
+			env_value(sys[0].env, campaign_env_keys[k], a, sizeof a);
+			env_value(sys[g].env, campaign_env_keys[k], b, sizeof b);
+			if (strcmp(a, b) != 0) {
+				size_t dl = strlen(diff);
+				snprintf(diff + dl, sizeof diff - dl, "%s%s: %s", dl ? "; " : "", campaign_env_keys[k], b);
+				json_array_append_new(differs, json_string(campaign_env_keys[k]));
+			}
+		}
+		MD("| %d | %s | %s | ", g + 1, proc, g ? diff : "-");
+		for (int i = 0; i < sys[g].n; i++) {
+			MD("%s%s", i ? ", " : "", sys[g].inputs[i]);
+			json_array_append_new(ins, json_string(sys[g].inputs[i]));
+		}
+		MD(" | [systems/%s/report.md](systems/%s/report.md) |\n", sys[g].dir, sys[g].dir);
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:O, s:o, s:o}", "system", g + 1, "dir", sys[g].dir,
+		                                      "processor", proc, "environment", sys[g].env, "differs", differs,
+		                                      "inputs", ins));
+	}
+#undef MD
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/report.md", out);
+	int r = atomic_write(p, md, used, err);
+	json_t *doc = json_pack("{s:s, s:o}", "schema", "pqprof.systems/1", "systems", list);
+	char *t = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	snprintf(p, sizeof p, "%s/systems.json", out);
+	if (r == 0)
+		r = t ? atomic_write(p, t, strlen(t), err) : pq_fail(err, PQ_ENOMEM, "out of memory");
+	free(t);
+	json_decref(doc);
+	free(md);
+	return r;
+}
+
+int campaign_merge_by_system(const char *out, const char *const *inputs, int n, pq_error *err)
+{
+	json_t **camp = calloc((size_t)n, sizeof *camp);
+	struct system *sys = calloc(MAX_SYSTEMS, sizeof *sys);
+	int ns = 0, r = camp && sys ? 0 : pq_fail(err, PQ_ENOMEM, "out of memory");
+	for (int i = 0; i < n && r == 0; i++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof p, "%s/campaign.json", inputs[i]);
+		json_error_t je;
+		camp[i] = json_load_file(p, 0, &je);
+		if (!camp[i]) {
+			r = pq_fail(err, PQ_EINPUT, "%s: not a campaign directory (%s)", inputs[i], je.text);
+			break;
+		}
+		json_t *env = json_object_get(camp[i], "environment");
+		char *fp = fingerprint(env);
+		if (!fp) {
+			r = pq_fail(err, PQ_ENOMEM, "out of memory");
+			break;
+		}
+		int g = 0;
+		while (g < ns && strcmp(sys[g].print, fp) != 0)
+			g++;
+		if (g == ns) {
+			if (ns == MAX_SYSTEMS) {
+				free(fp);
+				r = pq_fail(err, PQ_EINPUT, "more than %d different systems", MAX_SYSTEMS);
+				break;
+			}
+			sys[ns].print = fp;
+			sys[ns].env = env;
+			sys[ns].inputs = calloc((size_t)n, sizeof *sys[ns].inputs);
+			if (!sys[ns].inputs) {
+				r = pq_fail(err, PQ_ENOMEM, "out of memory");
+				break;
+			}
+			char proc[512];
+			env_value(env, "processor", proc, sizeof proc);
+			dir_label(proc, ns + 1, sys[ns].dir, sizeof sys[ns].dir);
+			ns++;
+		} else {
+			free(fp);
+		}
+		sys[g].inputs[sys[g].n++] = inputs[i];
+	}
+	if (r == 0 && ns == 1)
+		r = campaign_merge(out, inputs, n, 0, err);
+	for (int g = 0; r == 0 && ns > 1 && g < ns; g++) {
+		char sub[PATH_MAX];
+		snprintf(sub, sizeof sub, "%s/systems/%s", out, sys[g].dir);
+		r = make_dirs(sub, err);
+		if (r == 0)
+			r = campaign_merge(sub, sys[g].inputs, sys[g].n, 0, err);
+	}
+	if (r == 0 && ns > 1)
+		r = write_index(out, sys, ns, err);
+	for (int g = 0; sys && g < ns; g++) {
+		free(sys[g].print);
+		free(sys[g].inputs);
+	}
+	for (int i = 0; camp && i < n; i++)
+		json_decref(camp[i]);
+	free(camp);
+	free(sys);
+	return r < 0 ? r : ns;
+}
