@@ -14,5 +14,6 @@ int job_mem(struct runner_env *env, int argc, char **argv);
 int job_profile(struct runner_env *env, int argc, char **argv);
 int job_count(struct runner_env *env, int argc, char **argv);
 int job_sizes(struct runner_env *env, int argc, char **argv);
+int job_leak(struct runner_env *env, int argc, char **argv);
 
 #endif
