@@ -14,6 +14,7 @@ const struct command pq_commands[] = {
 	{ "bench", cmd_bench, "time keygen / sign / verify with counters" },
 	{ "mem", cmd_mem, "static image, RSS, stack and heap per operation" },
 	{ "sizes", cmd_sizes, "declared vs produced sizes, size audit, sections and symbols" },
+	{ "leak", cmd_leak, "timing-leak smoke test: fixed-vs-random t-tests per operation" },
 	{ "profile", cmd_profile, "sample operations into a .pqt trace and report hotspots" },
 	{ "report", cmd_report, "hotspots, call tree, groups and calls per op from a trace" },
 	{ "export", cmd_export, "a trace as folded, speedscope, callgrind or SVG flame graph" },

@@ -28,6 +28,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
+int cmd_leak(int argc, char **argv);
 
 /* Shared by commands: print "pqprof <cmd>: <msg>" and return the exit code. */
 struct pq_error;

@@ -4,3 +4,7 @@ libpqprof_a_SOURCES += \
 	src/leak/leak_stats.c src/leak/leak_stats.h \
 	src/leak/leak_classes.c src/leak/leak_classes.h
 pqprof_runner_SOURCES += src/runner/job_leak.c
+libpqprof_a_SOURCES += \
+	src/leak/leak_run.c src/leak/leak_run.h \
+	src/leak/leak_chart.c src/leak/leak_chart.h
+pqprof_SOURCES += src/cmd/cmd_leak.c
