@@ -13,21 +13,22 @@
 static const char usage[] =
 	"pqprof run TARGET... [--profiles LIST] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
 	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--quick] [--fresh]\n"
-	"                     [--shard K/N] [--no-report] [--events LIST]\n"
+	"                     [--shard K/N] [--no-report] [--events LIST] [--leak-budget S]\n"
 	"TARGET is a scheme descriptor (schemes/<name>), a submission tree, or a built instance library.";
 
 int cmd_run(int argc, char **argv)
 {
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
-	double timeout = 900, kat_timeout = 900, target = 0;
+	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0;
 	int quick = 0, fresh = 0, no_report = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "profiles", &profiles, "LIST", "flag profiles, e.g. reference,performance,resource" },
 		{ OPT_STRING, 'o', "out", &out, "DIR", "campaign directory (default reports/<system>/<scheme>)" },
 		{ OPT_STRING, 0, "system", &system, "NAME", "system name for the default directory (default: host name)" },
 		{ OPT_INT, 0, "cpu", &cpu, "N", "pin runners to CPU N" },
-		{ OPT_STRING, 0, "steps", &steps, "LIST", "build,kat,bench,mem,sizes,profile,report (default all)" },
+		{ OPT_STRING, 0, "steps", &steps, "LIST",
+		  "build,kat,bench,mem,sizes,profile,leak,report (default all but leak)" },
 		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 900)" },
 		{ OPT_DOUBLE, 0, "kat-timeout", &kat_timeout, "S", "time limit of the KAT replay (default 900)" },
 		{ OPT_INT, 0, "trials", &trials, "N", "bench trials (default 5; 3 with --quick)" },
@@ -37,6 +38,7 @@ int cmd_run(int argc, char **argv)
 		{ OPT_STRING, 0, "shard", &shard, "K/N", "run the K-th of N deterministic shards" },
 		{ OPT_FLAG, 0, "no-report", &no_report, NULL, "do not write the report" },
 		{ OPT_STRING, 0, "events", &events, "LIST", "counter events (default cycles)" },
+		{ OPT_DOUBLE, 0, "leak-budget", &leak_budget, "S", "leak step: seconds per operation (default 4; 2 with --quick)" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[64];
@@ -61,7 +63,7 @@ int cmd_run(int argc, char **argv)
 		.out_dir = out, .system = system, .profiles = profiles, .steps = steps, .cpu = (int)cpu,
 		.timeout_s = timeout, .kat_timeout_s = kat_timeout, .trials = (int)trials, .target_s = target,
 		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
-		.events = events, .command = command, .progress = stderr, .progress_tty = isatty(2), .summary = stdout,
+		.events = events, .leak_budget_s = leak_budget, .command = command, .progress = stderr, .progress_tty = isatty(2), .summary = stdout,
 	};
 	status = 0;
 	for (int i = 0; i < np; i++) {
