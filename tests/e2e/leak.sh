@@ -70,6 +70,34 @@ for op in keygen sign verify; do
 	expect_grep "$WORK/ctall.out" "^CT-Toy $op: (no leak detected|inconclusive)$" "constant-time $op verdict"
 done
 
+# The campaign step: off by default, on through the descriptor's "leak" key;
+# the report gains the timing-leak section with its plots.
+mkdir -p "$WORK/camp"
+cat >"$WORK/camp/scheme.json" <<JSON
+{ "name": "leakpair", "instances": [
+  { "name": "Leaky-Toy", "tree": "$L/leaky", "api": "nist" },
+  { "name": "CT-Toy", "tree": "$L/constant-time", "api": "nist" } ],
+  "leak": { "time_budget": 1.5 } }
+JSON
+"$PQPROF" run "$WORK/camp" --steps build,report -o "$WORK/c0" >"$WORK/c0.out" 2>&1
+if [ -d "$WORK/c0/leak" ] && ls "$WORK/c0/leak" | grep -q json; then fail "leak step ran without being asked for"; else
+	pass "--steps without leak: no leak records"; fi
+"$PQPROF" run "$WORK/camp" -o "$WORK/c1" --steps build,leak,report >"$WORK/c1.out" 2>&1 ||
+	{ fail "campaign with the leak step"; tail -5 "$WORK/c1.out"; }
+for f in Leaky-Toy__harness-default__sign CT-Toy__harness-default__sign CT-Toy__harness-default__keygen; do
+	[ -f "$WORK/c1/leak/$f.json" ] && [ -f "$WORK/c1/leak/$f.svg" ] && pass "campaign: leak/$f record and plot" ||
+		fail "campaign: leak/$f missing"
+done
+expect_grep "$WORK/c1/report.md" '^## 10\. Timing leaks$' "report: timing-leak section"
+expect_grep "$WORK/c1/report.md" '^\| `Leaky-Toy / harness-default` \| sign \| leak likely \|' "report: leaky sign verdict"
+if grep -Eq '^\| `CT-Toy / harness-default` \| [a-z]+ \| leak likely' "$WORK/c1/report.md"; then
+	fail "report: constant-time instance reported as leaking"; else pass "report: constant-time instance not leaking"; fi
+expect_grep "$WORK/c1/report.html" '<iframe class="flame"[^>]*title="Leak test of Leaky-Toy sign' "report: |t| plot embedded"
+printf '{ "name": "x", "instances": [ { "name": "a", "tree": "%s" } ], "leak": { "budget": 3 } }\n' "$L/leaky" \
+	>"$WORK/camp/bad.json"
+expect_rc 2 "descriptor with a bad leak key" -- "$PQPROF" run "$WORK/camp/bad.json" -o "$WORK/c2"
+expect_grep "$WORK/err" "leak: unknown key 'budget'" "bad leak key named"
+
 # Bad input: documented exit codes and a message naming the problem.
 expect_rc 1 "unknown class pair" -- "$PQPROF" leak "$WORK/ct.so" --classes bogus
 expect_grep "$WORK/err" "unknown class pair 'bogus'" "unknown class pair named"
