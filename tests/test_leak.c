@@ -75,6 +75,32 @@ START_TEST(test_crops_find_tail_hidden_leak)
 }
 END_TEST
 
+START_TEST(test_second_order_sees_spread)
+{
+	/* Same mean, class 1 twice as spread: first order blind, second order not. */
+	stats_rng r;
+	stats_rng_seed(&r, 11);
+	double calib[1000];
+	for (int i = 0; i < 1000; i++)
+		calib[i] = 1000 + noise(&r, (i & 1) ? 40 : 20);
+	double pcts[1] = { 90 };
+	struct leak_tests lt;
+	leak_tests_init(&lt, calib, 1000, pcts, 1);
+	for (int i = 0; i < 40000; i++) {
+		int c = (int)(stats_rng_next(&r) >> 63);
+		leak_tests_add(&lt, c, 1000 + noise(&r, c ? 40 : 20) + ((i % 997) == 0 ? 1e7 : 0));
+	}
+	ck_assert(fabs(leak_tests_t(&lt, 0)) < 4.5);
+	ck_assert(leak_tests_t(&lt, 2) < -4.5);
+	/* no calibration sample: no crops, no second order */
+	leak_tests_init(&lt, NULL, 0, pcts, 1);
+	for (int i = 0; i < 1000; i++)
+		leak_tests_add(&lt, i & 1, (double)i);
+	ck_assert_int_eq(lt.ncrops, 0);
+	ck_assert_double_eq(leak_tests_t(&lt, 1), 0);
+}
+END_TEST
+
 static void trace_of(struct leak_point *p, size_t n, const double *t)
 {
 	uint64_t at = 500;
@@ -188,6 +214,7 @@ static Suite *leak_suite(void)
 	TCase *tc = tcase_create("leak");
 	tcase_add_test(tc, test_welch_equal_and_shifted);
 	tcase_add_test(tc, test_crops_find_tail_hidden_leak);
+	tcase_add_test(tc, test_second_order_sees_spread);
 	tcase_add_test(tc, test_judge_persistent_leak);
 	tcase_add_test(tc, test_judge_transient_is_inconclusive);
 	tcase_add_test(tc, test_judge_no_leak_and_noise);

@@ -39,8 +39,11 @@ int leak_default_crops(double *pcts, int max)
 void leak_tests_init(struct leak_tests *lt, const double *calib, size_t ncalib, const double *pcts, int npcts)
 {
 	memset(lt, 0, sizeof *lt);
+	lt->second_cap = -INFINITY;  /* no calibration: no second-order test */
 	if (ncalib == 0)
 		return;
+	lt->second_centre = stats_median(calib, ncalib);
+	lt->second_cap = stats_quantile(calib, ncalib, LEAK_SECOND_ORDER_PCT / 100.0);
 	for (int i = 0; i < npcts && lt->ncrops < LEAK_MAX_CROPS; i++) {
 		if (!(pcts[i] > 0 && pcts[i] < 100))
 			continue;
@@ -54,9 +57,8 @@ void leak_tests_add(struct leak_tests *lt, int cls, double x)
 {
 	cls = cls ? 1 : 0;
 	lt->n++;
-	/* Second order: the deviation from the class mean before this value. */
-	if (lt->raw.n[0] >= LEAK_SECOND_ORDER_START && lt->raw.n[1] >= LEAK_SECOND_ORDER_START) {
-		double d = x - lt->raw.mean[cls];
+	if (x <= lt->second_cap) {
+		double d = x - lt->second_centre;
 		leak_welch_add(&lt->second, cls, d * d);
 	}
 	leak_welch_add(&lt->raw, cls, x);

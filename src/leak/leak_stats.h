@@ -30,8 +30,8 @@
 #define LEAK_MAX_TESTS (LEAK_MAX_CROPS + 2)
 /* A test's t counts only once both classes have this many measurements. */
 #define LEAK_MIN_PER_CLASS 200
-/* The second-order test starts once both classes have this many. */
-#define LEAK_SECOND_ORDER_START 1000
+/* The second-order test looks at values up to this percentile of the calibration sample. */
+#define LEAK_SECOND_ORDER_PCT 95.0
 
 /* Welch accumulators for two classes (0 and 1). */
 struct leak_welch {
@@ -46,13 +46,17 @@ double leak_welch_t(const struct leak_welch *w);
  * The tests of one class pair: test 0 is uncropped, tests 1..ncrops keep
  * only measurements at or below a percentile of a calibration sample
  * (both classes pooled), the last test is second order: the squared
- * deviation of each uncropped measurement from its class mean so far.
+ * deviation from the calibration sample's median, of every measurement at
+ * or below its 95th percentile.  A fixed centre and the cap keep a few
+ * huge outliers (interrupts, a busy machine) from dominating the squares,
+ * as they would with a running class mean.
  */
 struct leak_tests {
 	int ncrops;
 	double crop_pct[LEAK_MAX_CROPS];  /* percentiles, e.g. 90 */
 	double crop_at[LEAK_MAX_CROPS];   /* thresholds in counter units */
 	struct leak_welch raw, crop[LEAK_MAX_CROPS], second;
+	double second_centre, second_cap;  /* median and 95th percentile of the calibration sample */
 	uint64_t n;                       /* measurements added */
 };
 
