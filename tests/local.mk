@@ -33,6 +33,7 @@ include tests/fuzz.mk
 include tests/hostile.mk
 include tests/supervise.mk
 include tests/cmd.mk
+include tests/leak.mk
 
 # In-tree scheme known answers: first records in make check, all in check-kat-full.
 TESTS += tests/e2e/sphincs_kat.sh

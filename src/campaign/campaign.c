@@ -13,6 +13,7 @@
 #include "runner/op_ctx.h"
 #include "record/records.h"
 #include "campaign/steps.h"
+#include "campaign/leak_step.h"
 #include "report/bench_table.h"
 
 #include <errno.h>
@@ -31,7 +32,8 @@
 /* Room a campaign directory leaves for "/<sub>/<label>__<op><ext>". */
 #define DIR_SLACK 400
 
-static const char *const step_names[STEP_COUNT_ALL] = { "build", "kat", "bench", "mem", "sizes", "profile" };
+static const char *const step_names[STEP_COUNT_ALL] = { "build", "kat", "bench", "mem", "sizes", "profile",
+	                                                               "leak" };
 
 struct unit {
 	char label[300];
@@ -530,6 +532,34 @@ static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 	save_state(c, "incomplete");
 }
 
+/* The optional timing-leak step (leak_step.c), one record per operation. */
+static void unit_leak(struct campaign *c, struct unit *u, json_t *desc, const enum pq_op *ops, int nops, json_t *env)
+{
+	if (!c->want[STEP_LEAK]) {
+		set_unit_step(c, u, "leak", "off");
+		return;
+	}
+	struct leak_step_opts lo = {
+		.dir = c->dir, .label = u->label, .lib = u->lib, .instance = desc, .environment = env,
+		.command = c->o->command, .cpu = c->o->cpu, .events = c->o->events,
+		.budget_s = c->o->leak_budget_s > 0 ? c->o->leak_budget_s :
+		            c->have_desc && c->desc.leak_budget_s > 0 ? c->desc.leak_budget_s :
+		            c->o->quick ? LEAK_STEP_QUICK_BUDGET_S : 0,
+		.classes = c->have_desc && c->desc.leak_classes[0] ? c->desc.leak_classes : NULL,
+	};
+	int all = 1;
+	for (int i = 0; i < nops; i++) {
+		progress(c, "leak", u, pq_op_name(ops[i]));
+		double t = now_s();
+		int skip = !desc;
+		if (!skip)
+			all &= leak_step_op(&lo, ops[i]);
+		step_done(c, t, skip);
+	}
+	set_unit_step(c, u, "leak", !desc ? "skipped" : all ? "done" : "pending");
+	save_state(c, "incomplete");
+}
+
 static void unit_rest(struct campaign *c, struct unit *u, json_t *env)
 {
 	json_t *desc;
@@ -572,6 +602,7 @@ static void unit_rest(struct campaign *c, struct unit *u, json_t *env)
 		set_unit_step(c, u, step_names[s], !ok ? "skipped" : all ? "done" : "pending");
 		save_state(c, "incomplete");
 	}
+	unit_leak(c, u, desc, ops, nops, env);
 	json_decref(desc);
 }
 
@@ -623,7 +654,7 @@ static void print_summary(struct campaign *c, FILE *out)
 static int make_subdirs(const char *dir, pq_error *err)
 {
 	static const char *const subs[] = { "", "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                                    "traces", "flame", NULL };
+	                                    "traces", "flame", "leak", NULL };
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		int r = path_fmt(p, sizeof p, err, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
@@ -686,7 +717,7 @@ static int parse_steps(struct campaign *c, pq_error *err)
 {
 	if (!c->o->steps) {
 		for (int s = 0; s < STEP_COUNT_ALL; s++)
-			c->want[s] = 1;
+			c->want[s] = s != STEP_LEAK;  /* the leak step is asked for (descriptor, --steps) */
 		return 0;
 	}
 	char buf[256];
@@ -697,7 +728,8 @@ static int parse_steps(struct campaign *c, pq_error *err)
 			if (strcmp(tok, step_names[s]) == 0)
 				c->want[s] = found = 1;
 		if (!found && strcmp(tok, "report") != 0)
-			return pq_fail(err, PQ_EUSAGE, "--steps: unknown step '%s' (build,kat,bench,mem,sizes,profile,report)", tok);
+			return pq_fail(err, PQ_EUSAGE, "--steps: unknown step '%s' (build,kat,bench,mem,sizes,profile,leak,report)",
+			               tok);
 	}
 	return 0;
 }
@@ -715,6 +747,8 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	if (r == 0 && strlen(c.dir) + DIR_SLACK >= sizeof c.dir)
 		r = pq_fail(err, PQ_EINPUT, "%s: campaign directory path too long (at most %zu bytes)", c.dir,
 		            sizeof c.dir - DIR_SLACK - 1);
+	if (r == 0 && !o->steps && c.have_desc && c.desc.leak)
+		c.want[STEP_LEAK] = 1;
 	if (r == 0 && o->fresh)
 		steps_forget(c.dir);
 	if (r == 0)
@@ -731,7 +765,7 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 		free(c.units);
 		return r;
 	}
-	c.total = c.nunits * (3 + 3 * 3);
+	c.total = c.nunits * (3 + 3 * 3 + (c.want[STEP_LEAK] ? 3 : 0));
 	c.t0 = now_s();
 	save_state(&c, "incomplete");
 	for (int i = 0; i < c.nunits; i++)

@@ -24,6 +24,7 @@ enum campaign_step {
 	STEP_MEM,
 	STEP_SIZES,
 	STEP_PROFILE,
+	STEP_LEAK,                  /* off unless --steps or the descriptor asks */
 	STEP_COUNT_ALL
 };
 
@@ -42,6 +43,7 @@ struct campaign_opts {
 	int shard_k, shard_n;       /* run units with index % n == k-1; n = 0: all */
 	int no_report;
 	const char *events;         /* counter events, default "cycles" */
+	double leak_budget_s;       /* leak step: seconds per operation (0: descriptor's, else default) */
 	const char *command;        /* the command line, for records */
 	FILE *progress;             /* where progress goes (stderr) */
 	FILE *summary;              /* where the closing performance table goes (stdout), or NULL */

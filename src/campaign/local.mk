@@ -6,3 +6,5 @@ libpqprof_a_SOURCES += \
 	src/campaign/merge.c src/campaign/merge.h
 # merge_systems: merge by system, never pooling different machines.
 libpqprof_a_SOURCES += src/campaign/merge_systems.c src/campaign/merge_systems.h
+# leak_step: the campaign's timing-leak step.
+libpqprof_a_SOURCES += src/campaign/leak_step.c src/campaign/leak_step.h

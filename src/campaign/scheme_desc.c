@@ -4,6 +4,7 @@
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
 #include "instance/builder.h"
+#include "leak/leak_classes.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -128,6 +129,38 @@ static int parse_instance(json_t *o, int idx, const char *path, const char *dir,
 	return 0;
 }
 
+/* "leak": true / false, or an object with "time_budget" (seconds) and "classes". */
+static int parse_leak(json_t *v, const char *path, struct scheme_desc *d, pq_error *err)
+{
+	if (!v)
+		return 0;
+	if (json_is_boolean(v)) {
+		d->leak = json_is_true(v);
+		return 0;
+	}
+	if (!json_is_object(v))
+		return pq_fail(err, PQ_EINPUT, "%s: 'leak' must be true, false or an object", path);
+	const char *k;
+	json_t *x;
+	json_object_foreach(v, k, x) {
+		if (strcmp(k, "time_budget") && strcmp(k, "classes"))
+			return pq_fail(err, PQ_EINPUT, "%s: leak: unknown key '%s' (time_budget, classes)", path, k);
+	}
+	json_t *b = json_object_get(v, "time_budget");
+	if (b && (!json_is_number(b) || !(json_number_value(b) > 0) || json_number_value(b) > 86400))
+		return pq_fail(err, PQ_EINPUT, "%s: leak.time_budget must be a number of seconds above 0", path);
+	d->leak = 1;
+	d->leak_budget_s = b ? json_number_value(b) : 0;
+	int r = copy_str(err, path, "leak.classes", json_object_get(v, "classes"), d->leak_classes,
+	                 sizeof d->leak_classes, 0);
+	char buf[sizeof d->leak_classes], *save = NULL;
+	snprintf(buf, sizeof buf, "%s", d->leak_classes);
+	for (char *t = strtok_r(buf, ",", &save); r == 0 && t; t = strtok_r(NULL, ",", &save))
+		if (!leak_pair_name_known(t))
+			r = pq_fail(err, PQ_EINPUT, "%s: leak.classes: unknown class pair '%s'", path, t);
+	return r;
+}
+
 int scheme_desc_parse(const char *text, size_t len, const char *path, const char *dir,
                       struct scheme_desc *d, pq_error *err)
 {
@@ -144,7 +177,8 @@ int scheme_desc_parse(const char *text, size_t len, const char *path, const char
 		goto out;
 	}
 	/* A misspelt key ("grups") would silently drop what it holds. */
-	static const char *const top_keys[] = { "name", "title", "category", "instances", "profiles", "groups", NULL };
+	static const char *const top_keys[] = { "name", "title", "category", "instances", "profiles", "groups", "leak",
+	                                        NULL };
 	const char *tk;
 	json_t *tv;
 	json_object_foreach(root, tk, tv) {
@@ -218,6 +252,8 @@ int scheme_desc_parse(const char *text, size_t len, const char *path, const char
 		if ((r = string_list(err, path, where, v, g->globs, DESC_MAX_GLOBS, &g->nglobs)) < 0)
 			goto out;
 	}
+	if ((r = parse_leak(json_object_get(root, "leak"), path, d, err)) < 0)
+		goto out;
 out:
 	json_decref(root);
 	if (r < 0)

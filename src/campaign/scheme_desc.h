@@ -49,6 +49,10 @@ struct scheme_desc {
 	int nprofiles;
 	struct desc_group groups[DESC_MAX_GROUPS];
 	int ngroups;
+	/* "leak": true, or {"time_budget": S, "classes": "..."}: run the timing-leak step */
+	int leak;
+	double leak_budget_s;     /* per operation, 0 = the default */
+	char leak_classes[128];   /* "" = each operation's default pairs */
 };
 
 /* Read `path` (a scheme.json, or a directory holding one). */

@@ -24,7 +24,7 @@
 void steps_forget(const char *dir)
 {
 	static const char *const subs[] = { "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                                    "traces", "flame", NULL };
+	                                    "traces", "flame", "leak", NULL };
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		snprintf(p, sizeof p, "%s/%s", dir, subs[i]);

@@ -15,7 +15,8 @@
 static const char usage[] =
 	"pqprof run TARGET... [--profiles LIST] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
 	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--quick] [--fresh]\n"
-	"                     [--shard K/N] [--no-report] [--events LIST] [--source-root DIR] [--trust-flags]\n"
+	"                     [--shard K/N] [--no-report] [--events LIST] [--leak-budget S] [--source-root DIR]\n"
+	"                     [--trust-flags]\n"
 	"TARGET is a scheme descriptor (a path, or the NAME of one `pqprof schemes` lists), a submission tree,\n"
 	"or a built instance library.";
 
@@ -23,7 +24,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
-	double timeout = 900, kat_timeout = 900, target = 0;
+	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0;
 	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0;
 	const char *source_root = NULL;
 	const struct option_spec specs[] = {
@@ -31,7 +32,8 @@ int cmd_run(int argc, char **argv)
 		{ OPT_STRING, 'o', "out", &out, "DIR", "campaign directory (default reports/<system>/<scheme>)" },
 		{ OPT_STRING, 0, "system", &system, "NAME", "system name for the default directory (default: host name)" },
 		{ OPT_INT, 0, "cpu", &cpu, "N", "pin runners to CPU N" },
-		{ OPT_STRING, 0, "steps", &steps, "LIST", "build,kat,bench,mem,sizes,profile,report (default all)" },
+		{ OPT_STRING, 0, "steps", &steps, "LIST",
+		  "build,kat,bench,mem,sizes,profile,leak,report (default all but leak)" },
 		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 900)" },
 		{ OPT_DOUBLE, 0, "kat-timeout", &kat_timeout, "S", "time limit of the KAT replay (default 900)" },
 		{ OPT_INT, 0, "trials", &trials, "N", "bench trials (default 5; 3 with --quick)" },
@@ -43,6 +45,7 @@ int cmd_run(int argc, char **argv)
 		{ OPT_STRING, 0, "events", &events, "LIST", "counter events (default cycles)" },
 		{ OPT_STRING, 0, "source-root", &source_root, "DIR", "trees and their links may lie anywhere in DIR (default: the descriptor's directory)" },
 		{ OPT_FLAG, 0, "trust-flags", &trust_flags, NULL, "allow descriptor cflags that run programs or load code" },
+		{ OPT_DOUBLE, 0, "leak-budget", &leak_budget, "S", "leak step: seconds per operation (default 4; 2 with --quick)" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[64];
@@ -66,8 +69,8 @@ int cmd_run(int argc, char **argv)
 		.out_dir = out, .system = system, .profiles = profiles, .steps = steps, .cpu = (int)cpu,
 		.timeout_s = timeout, .kat_timeout_s = kat_timeout, .trials = (int)trials, .target_s = target,
 		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
-		.events = events, .command = command, .progress = stderr, .progress_tty = isatty(2), .summary = stdout,
-		.source_root = source_root, .trust_flags = trust_flags,
+		.events = events, .leak_budget_s = leak_budget, .command = command, .progress = stderr,
+		.progress_tty = isatty(2), .summary = stdout, .source_root = source_root, .trust_flags = trust_flags,
 	};
 	status = 0;
 	for (int i = 0; i < np; i++) {

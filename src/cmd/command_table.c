@@ -18,6 +18,7 @@ const struct command pq_commands[] = {
 	{ "bench", cmd_bench, "time keygen / sign / verify with counters", CMD_RUNS_CHILDREN },
 	{ "mem", cmd_mem, "static image, RSS, stack and heap per operation", CMD_RUNS_CHILDREN },
 	{ "sizes", cmd_sizes, "declared vs produced sizes, size audit, sections and symbols", CMD_RUNS_CHILDREN },
+	{ "leak", cmd_leak, "timing-leak smoke test: fixed-vs-random t-tests per operation", CMD_RUNS_CHILDREN },
 	{ "profile", cmd_profile, "sample operations into a .pqt trace and report hotspots", CMD_RUNS_CHILDREN },
 	{ "report", cmd_report, "hotspots, call tree, groups and calls per op from a trace", 0 },
 	{ "export", cmd_export, "a trace in the formats flame graph and profile viewers read", 0 },

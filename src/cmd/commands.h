@@ -65,5 +65,6 @@ int cmd_info(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
 int cmd_schemes(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
+int cmd_leak(int argc, char **argv);
 
 #endif

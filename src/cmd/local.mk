@@ -13,4 +13,4 @@ libpqprof_cmd_a_SOURCES += src/cmd/cmd_profile.c src/cmd/cmd_report.c src/cmd/cm
 	src/cmd/cmd_export.c
 # schemes and slurm: what run finds by name, where pqprof's files are, and
 # campaigns as Slurm job arrays; cmd_outdir: announced output directories.
-libpqprof_cmd_a_SOURCES += src/cmd/cmd_schemes.c src/cmd/cmd_slurm.c src/cmd/cmd_outdir.c src/cmd/cmd_outdir.h
+libpqprof_cmd_a_SOURCES += src/cmd/cmd_leak.c src/cmd/cmd_schemes.c src/cmd/cmd_slurm.c src/cmd/cmd_outdir.c src/cmd/cmd_outdir.h

@@ -14,3 +14,4 @@ libpqprof_a_SOURCES += \
 	src/report/report.c src/report/report.h \
 	src/report/compare.c src/report/compare.h
 EXTRA_DIST += doc/records.md
+libpqprof_a_SOURCES += src/report/report_leak.c src/report/report_leak.h

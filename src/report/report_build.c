@@ -8,6 +8,7 @@
  * campaign's step state rather than holes.
  */
 #include "config.h"
+#include "report/report_leak.h"
 #include "report/report.h"
 #include "report/jpath.h"
 #include "core/units.h"
@@ -826,6 +827,7 @@ int report_build_doc(const struct record_set *rs, rdoc *doc, pq_error *err)
 	section_symmetric(rs, doc);
 	section_evidence(rs, doc);
 	section_hotspots(rs, doc);
+	report_section_leak(rs, doc);
 	if (doc->oom)
 		return pq_fail(err, PQ_ENOMEM, "out of memory building the report");
 	return 0;

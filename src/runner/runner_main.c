@@ -22,6 +22,7 @@ static const struct runner_job jobs[] = {
 	{ "kat", job_kat },
 	{ "mem", job_mem },
 	{ "sizes", job_sizes },
+	{ "leak", job_leak },
 	{ "profile", job_profile },
 	{ "count", job_count },
 	{ NULL, NULL },

@@ -9,6 +9,9 @@ echo "== counter read overhead per backend =="
 echo
 echo "== repeatability of pqprof bench =="
 sh "$top_srcdir/tests/bench/bench_spread.sh"
+echo
+echo "== timing-leak detection rates =="
+sh "$top_srcdir/tests/bench/leak_rates.sh" || echo "(a detection-rate target was missed)"
 for extra in "$top_srcdir"/tests/bench/bench_*.sh; do
 	case "$extra" in */bench_spread.sh) continue ;; esac
 	echo

@@ -1,0 +1,107 @@
+#!/bin/sh
+# End-to-end: `pqprof leak` on the two leak fixtures.  The leaky one
+# (secret-dependent loop count in sign) must be reported "leak likely"
+# within the default time budget; the constant-time one must never be,
+# whatever the load of the machine ("no leak detected" or "inconclusive").
+# Each verdict names what was compared, the counter and the contention
+# evidence; the record holds the t trace, and a |t| plot is written.
+# Detection rates over 10 runs each: tests/bench/leak_rates.sh.
+. "$top_srcdir/tests/e2e/lib.sh"
+
+L="$FIX/leak"
+build_fixture "$L/leaky" "$WORK/leaky.so" || { finish; exit 1; }
+build_fixture "$L/constant-time" "$WORK/ct.so" || { finish; exit 1; }
+
+# Two runs of each, sign only, default budget.
+for run in 1 2; do
+	"$PQPROF" leak "$WORK/leaky.so" --op sign --records "$WORK/leaky$run" >"$WORK/leaky$run.out" 2>"$WORK/leaky$run.err"
+	rc=$?
+	if [ "$rc" -eq 30 ]; then pass "leaky run $run: exit 30 (leak likely)"; else
+		fail "leaky run $run: exit $rc, wanted 30"; cat "$WORK/leaky$run.out" "$WORK/leaky$run.err"; fi
+	expect_grep "$WORK/leaky$run.out" '^Leaky-Toy sign: leak likely$' "leaky run $run: operation verdict"
+	expect_grep "$WORK/leaky$run.out" \
+		'fixed-vs-random-key: leak likely \(\|t\| > 4\.5, at [0-9]+ measurements, crop [a-z0-9.-]+\); compared: sign with a fixed vs a random secret key' \
+		"leaky run $run: the secret-key pair leaks, with N and the crop"
+	expect_grep "$WORK/leaky$run.out" 'counter: (perf-rdpmc|perf-read|tsc|clock) .*; contention: [0-9]+ involuntary context switches .*CPU [0-9]+% of wall time, load average' \
+		"leaky run $run: counter and contention evidence named"
+
+	"$PQPROF" leak "$WORK/ct.so" --op sign --records "$WORK/ct$run" >"$WORK/ct$run.out" 2>"$WORK/ct$run.err"
+	rc=$?
+	if [ "$rc" -eq 0 ] || [ "$rc" -eq 31 ]; then pass "constant-time run $run: exit $rc (no leak reported)"; else
+		fail "constant-time run $run: exit $rc, wanted 0 or 31"; cat "$WORK/ct$run.out" "$WORK/ct$run.err"; fi
+	if grep -q "leak likely" "$WORK/ct$run.out"; then
+		fail "constant-time run $run: reported as leaking"; cat "$WORK/ct$run.out"
+	else
+		pass "constant-time run $run: never 'leak likely'"
+	fi
+	expect_grep "$WORK/ct$run.out" \
+		'fixed-vs-random-key: (no leak detected after [0-9]+ measurements \(max \|t\| = [0-9.]+\)|inconclusive \(machine too noisy: .*\)|inconclusive \(too few measurements: .*\)); compared: ' \
+		"constant-time run $run: verdict in the documented words"
+done
+
+# The record: schema, verdict, the t trace per pair, and the plot.
+R="$WORK/leaky1/Leaky-Toy__sign.json"
+J="$top_builddir/tests/profile_jget"
+jv() { "$J" "$R" "$1" 2>/dev/null; }
+[ "$(jv schema)" = pqprof.leak/1 ] && [ "$(jv op)" = sign ] && [ "$(jv status)" = complete ] &&
+	[ "$(jv verdict)" = "leak likely" ] && pass "record: schema, op, status, verdict" ||
+	fail "record $R: schema/op/status/verdict"
+[ "$(jv 'pairs[0].classes')" = fixed-vs-random-key ] && [ "$(jv 'pairs[1].classes')" = fixed-vs-random-message ] &&
+	[ "$(jv 'pairs[0].verdict')" = "leak likely" ] && pass "record: both sign pairs, the key pair leaking" ||
+	fail "record: pairs"
+npts=$(jv 'pairs[0].trace#')
+ntests=$(jv 'pairs[0].tests#')
+expect_between "$npts" 3 257 "record: t trace points of the key pair"
+[ "$(jv "pairs[0].trace[$((npts - 1))].t#")" = "$ntests" ] && pass "record: one t per test at each point" ||
+	fail "record: trace point has $(jv "pairs[0].trace[$((npts - 1))].t#") values for $ntests tests"
+[ "$(jv "pairs[0].trace[$((npts - 1))].n")" = "$(jv 'pairs[0].measurements')" ] &&
+	pass "record: the last point is at the final measurement count" || fail "record: last trace point"
+[ -n "$(jv 'pairs[0].counter.backend')" ] && [ -n "$(jv 'pairs[0].contention.wall_s')" ] &&
+	[ -n "$(jv 'pairs[0].deciding_test')" ] && [ -n "$(jv 'pairs[0].at_measurements')" ] &&
+	pass "record: counter, contention, deciding test and N" || fail "record: evidence fields"
+expect_grep "$WORK/leaky1/Leaky-Toy__sign.svg" '^<svg .*</svg>$|polyline' "|t| plot written"
+
+# All operations of the constant-time instance, shorter budget: none leaks.
+"$PQPROF" leak "$WORK/ct.so" --time-budget 2 --records "$WORK/ctall" >"$WORK/ctall.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 31 ] && pass "constant-time, all operations: exit $rc" ||
+	{ fail "constant-time, all operations: exit $rc"; cat "$WORK/ctall.out"; }
+for op in keygen sign verify; do
+	expect_grep "$WORK/ctall.out" "^CT-Toy $op: (no leak detected|inconclusive)$" "constant-time $op verdict"
+done
+
+# The campaign step: off by default, on through the descriptor's "leak" key;
+# the report gains the timing-leak section with its plots.
+mkdir -p "$WORK/camp"
+cat >"$WORK/camp/scheme.json" <<JSON
+{ "name": "leakpair", "instances": [
+  { "name": "Leaky-Toy", "tree": "$L/leaky", "api": "nist" },
+  { "name": "CT-Toy", "tree": "$L/constant-time", "api": "nist" } ],
+  "leak": { "time_budget": 1.5 } }
+JSON
+"$PQPROF" run "$WORK/camp" --steps build,report -o "$WORK/c0" >"$WORK/c0.out" 2>&1
+if [ -d "$WORK/c0/leak" ] && ls "$WORK/c0/leak" | grep -q json; then fail "leak step ran without being asked for"; else
+	pass "--steps without leak: no leak records"; fi
+"$PQPROF" run "$WORK/camp" -o "$WORK/c1" --steps build,leak,report >"$WORK/c1.out" 2>&1 ||
+	{ fail "campaign with the leak step"; tail -5 "$WORK/c1.out"; }
+for f in Leaky-Toy__harness-default__sign CT-Toy__harness-default__sign CT-Toy__harness-default__keygen; do
+	[ -f "$WORK/c1/leak/$f.json" ] && [ -f "$WORK/c1/leak/$f.svg" ] && pass "campaign: leak/$f record and plot" ||
+		fail "campaign: leak/$f missing"
+done
+expect_grep "$WORK/c1/report.md" '^## 10\. Timing leaks$' "report: timing-leak section"
+expect_grep "$WORK/c1/report.md" '^\| `Leaky-Toy / harness-default` \| sign \| leak likely \|' "report: leaky sign verdict"
+if grep -Eq '^\| `CT-Toy / harness-default` \| [a-z]+ \| leak likely' "$WORK/c1/report.md"; then
+	fail "report: constant-time instance reported as leaking"; else pass "report: constant-time instance not leaking"; fi
+expect_grep "$WORK/c1/report.html" '<iframe class="flame"[^>]*title="Leak test of Leaky-Toy sign' "report: |t| plot embedded"
+printf '{ "name": "x", "instances": [ { "name": "a", "tree": "%s" } ], "leak": { "budget": 3 } }\n' "$L/leaky" \
+	>"$WORK/camp/bad.json"
+expect_rc 2 "descriptor with a bad leak key" -- "$PQPROF" run "$WORK/camp/bad.json" -o "$WORK/c2"
+expect_grep "$WORK/err" "leak: unknown key 'budget'" "bad leak key named"
+
+# Bad input: documented exit codes and a message naming the problem.
+expect_rc 1 "unknown class pair" -- "$PQPROF" leak "$WORK/ct.so" --classes bogus
+expect_grep "$WORK/err" "unknown class pair 'bogus'" "unknown class pair named"
+expect_rc 1 "KEM operation on a signature instance" -- "$PQPROF" leak "$WORK/ct.so" --op dec
+expect_rc 1 "pair of another operation" -- "$PQPROF" leak "$WORK/ct.so" --op keygen --classes key
+expect_rc 5 "not a library" -- "$PQPROF" leak "$top_srcdir/README.md"
+finish
