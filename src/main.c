@@ -5,6 +5,7 @@
 #include "config.h"
 #include "cmd/commands.h"
 #include "cmd/command_table.h"
+#include "core/interrupt.h"
 #include "core/pq_error.h"
 
 #include <stdio.h>
@@ -39,8 +40,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (const struct command *c = pq_commands; c->name; c++)
-		if (strcmp(c->name, argv[1]) == 0)
+		if (strcmp(c->name, argv[1]) == 0) {
+			interrupt_install(c->name);
 			return c->fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "pqprof: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return PQ_EUSAGE;

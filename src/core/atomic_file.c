@@ -1,6 +1,7 @@
 /* atomic_file: temp + fsync + rename writes; whole-file reads; mkdir -p. */
 #include "config.h"
 #include "core/atomic_file.h"
+#include "core/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +17,12 @@ int atomic_file_open(atomic_file *af, const char *path, pq_error *err)
 		return pq_fail(err, PQ_EINPUT, "%s: path too long", path);
 	snprintf(af->path, sizeof af->path, "%s", path);
 	snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+	interrupt_track_tmp(af->tmp, 0);
 	af->fp = fopen(af->tmp, "wb");
-	if (!af->fp)
+	if (!af->fp) {
+		interrupt_untrack_tmp(af->tmp);
 		return pq_fail_errno(err, PQ_EIO, "%s: cannot create", af->tmp);
+	}
 	return 0;
 }
 
@@ -33,15 +37,18 @@ int atomic_file_commit(atomic_file *af, pq_error *err)
 		bad = 1;
 	af->fp = NULL;
 	if (bad) {
-		int r = pq_fail_errno(err, PQ_EIO, "%s: write failed", af->tmp);
+		int r = pq_fail_errno(err, PQ_EIO, "%s: write failed", af->path);
 		unlink(af->tmp);
+		interrupt_untrack_tmp(af->tmp);
 		return r;
 	}
 	if (rename(af->tmp, af->path) != 0) {
 		int r = pq_fail_errno(err, PQ_EIO, "%s: cannot rename into place", af->path);
 		unlink(af->tmp);
+		interrupt_untrack_tmp(af->tmp);
 		return r;
 	}
+	interrupt_untrack_tmp(af->tmp);
 	return 0;
 }
 
@@ -51,8 +58,10 @@ void atomic_file_abort(atomic_file *af)
 		fclose(af->fp);
 		af->fp = NULL;
 	}
-	if (af->tmp[0])
+	if (af->tmp[0]) {
 		unlink(af->tmp);
+		interrupt_untrack_tmp(af->tmp);
+	}
 }
 
 int atomic_write(const char *path, const void *buf, size_t len, pq_error *err)

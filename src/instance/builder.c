@@ -1,6 +1,7 @@
 /* builder: compile a submission tree plus shim into an instance library. */
 #include "config.h"
 #include "instance/builder.h"
+#include "core/interrupt.h"
 #include "instance/shim.h"
 #include "core/atomic_file.h"
 
@@ -129,8 +130,12 @@ static void av_free(struct argv_buf *a)
 static pid_t spawn_logged(char **argv, const char *log)
 {
 	pid_t pid = fork();
-	if (pid != 0)
+	if (pid != 0) {
+		interrupt_track_pid(pid);
 		return pid;
+	}
+	/* Its own group, so that an interrupted pqprof ends cc1, as and ld too. */
+	setpgid(0, 0);
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		dup2(fd, 1);
@@ -185,7 +190,9 @@ static void compiler_version(const char *cc, char *out, size_t len, const char *
 	pid_t pid = spawn_logged(argv, log);
 	int st = 0;
 	snprintf(out, len, "%s (version unknown)", cc);
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	int waited = pid > 0 && waitpid(pid, &st, 0) == pid;
+	interrupt_untrack_pid(pid);
+	if (!waited || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return;
 	char *text = NULL;
 	if (read_whole_file(log, &text, NULL, 1u << 16, NULL) < 0)
@@ -230,6 +237,7 @@ static int run_units(struct argv_buf *cmds, char **logs, const char **names, int
 		pid_t pid = wait(&st);
 		if (pid < 0)
 			break;
+		interrupt_untrack_pid(pid);
 		for (int j = 0; j < jobs; j++)
 			if (running[j].pid == pid) {
 				running[j].pid = 0;
@@ -328,6 +336,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	char tmpdir[] = "/tmp/pqprof-build.XXXXXX";
 	if (!mkdtemp(tmpdir))
 		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary build directory");
+	interrupt_track_tmp(tmpdir, 1);
 	compiler_version(cc, res->compiler, sizeof res->compiler, tmpdir);
 
 	char **pw = NULL, **uw = NULL;
@@ -410,6 +419,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	/* Linked beside the target and renamed: a failed build leaves no half library. */
 	char tmp_out[PATH_MAX];
 	snprintf(tmp_out, sizeof tmp_out, "%s.tmp.%ld", opt->out_path, (long)getpid());
+	interrupt_track_tmp(tmp_out, 0);
 	av_push(&link, "-o");
 	av_push(&link, tmp_out);
 	int u = 0;
@@ -461,6 +471,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		if (r < 0)
 			unlink(tmp_out);
 	}
+	interrupt_untrack_tmp(tmp_out);
 	for (int i = 0; i < nunits; i++) {
 		av_free(&cmds[i]);
 		free(logs[i]);
@@ -472,6 +483,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	free_words(pw, pn);
 	free_words(uw, un);
 	remove_tree(tmpdir);
+	interrupt_untrack_tmp(tmpdir);
 	if (r < 0)
 		build_result_free(res);
 	return r;

@@ -1,6 +1,7 @@
 /* kat_gate: run, judge and record the KAT gate; see kat_gate.h. */
 #include "config.h"
 #include "runner/kat_gate.h"
+#include "core/interrupt.h"
 #include "runner/bench.h"
 #include "runner/child.h"
 #include "core/atomic_file.h"
@@ -298,6 +299,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		json_decref(desc);
 		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary directory");
 	}
+	interrupt_track_tmp(tmpdir, 1);
 	char produced[PATH_MAX], outcome[PATH_MAX];
 	snprintf(produced, sizeof produced, "%s/produced", tmpdir);
 	snprintf(outcome, sizeof outcome, "%s/outcome", tmpdir);
@@ -353,6 +355,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	unlink(produced);
 	unlink(outcome);
 	rmdir(tmpdir);
+	interrupt_untrack_tmp(tmpdir);
 	return 0;
 }
 

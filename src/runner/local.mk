@@ -1,6 +1,7 @@
 # runner: the child executable and its parent-side supervisor.
 libpqprof_a_SOURCES += \
 	src/runner/child.c src/runner/child.h \
+	src/runner/blame.c src/runner/blame.h \
 	src/runner/op_ctx.c src/runner/op_ctx.h \
 	src/runner/runner.h src/runner/jobs.h \
 	src/runner/bench.c src/runner/bench.h \

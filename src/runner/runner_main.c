@@ -31,6 +31,8 @@
 static int result_fd = -1;
 static volatile sig_atomic_t current_op = -1;
 static volatile sig_atomic_t done_sent;
+/* Set while the instance library is being loaded: a fault then is a load failure. */
+static volatile sig_atomic_t loading;
 
 static const struct runner_job jobs[] = {
 	{ "info", job_info },
@@ -197,6 +199,30 @@ static void fault_handler(int sig, siginfo_t *si, void *uc)
 		             (unsigned long long)failed);
 	if (n > 0 && (size_t)n < sizeof buf && result_fd >= 0)
 		write_all(result_fd, buf, (size_t)n);
+	if (loading && result_fd >= 0) {
+		n = snprintf(buf, sizeof buf, "{\"ev\":\"error\",\"kind\":\"load\",\"msg\":\"the library crashed the "
+		             "loader (signal %d): a damaged or truncated file\"}\n", sig);
+		if (n > 0 && (size_t)n < sizeof buf)
+			write_all(result_fd, buf, (size_t)n);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * The parent's time limit sends SIGTERM: say which operation was running,
+ * so that a hang is blamed on it (the parent only knows the operation a
+ * job announced, not, say, the verify that checks a fresh signature).
+ */
+static void stop_handler(int sig)
+{
+	int op = current_op;
+	if (op >= 0 && result_fd >= 0) {
+		char buf[96];
+		int n = snprintf(buf, sizeof buf, "{\"ev\":\"stopped\",\"op\":\"%s\"}\n", pq_op_name(op));
+		if (n > 0 && (size_t)n < sizeof buf)
+			write_all(result_fd, buf, (size_t)n);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -225,6 +251,12 @@ static void install_fault_handlers(void)
 	int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		sigaction(sigs[i], &sa, NULL);
+	struct sigaction st;
+	memset(&st, 0, sizeof st);
+	st.sa_handler = stop_handler;
+	st.sa_flags = SA_RESETHAND;
+	sigemptyset(&st.sa_mask);
+	sigaction(SIGTERM, &st, NULL);
 	atexit(exit_watch);
 }
 
@@ -279,7 +311,10 @@ int main(int argc, char **argv)
 	void *handle = NULL;
 	env.lib_path = argv[2];
 	runner_emit(json_pack("{s:s, s:i}", "ev", "start", "pid", (int)getpid()));
-	if (loader_open(argv[2], &env.inst, &handle, &err) < 0) {
+	loading = 1;
+	int lr = loader_open(argv[2], &env.inst, &handle, &err);
+	loading = 0;
+	if (lr < 0) {
 		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));
 		return PQ_ELOAD;
 	}
