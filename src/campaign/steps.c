@@ -10,6 +10,7 @@
 #include "profile/groups.h"
 #include "profile/profile_run.h"
 #include "runner/op_ctx.h"
+#include "runner/blame.h"
 
 #include <stdlib.h>
 
@@ -84,7 +85,7 @@ static struct group_set *scheme_groups(const struct scheme_desc *scheme)
 }
 
 int steps_profile(const char *dir, const char *label, const char *lib, json_t *desc, const char *opname,
-                  const struct scheme_desc *scheme, double timeout_s, int quick)
+                  const struct scheme_desc *scheme, double timeout_s, int quick, pq_error *errp)
 {
 	char trace[PATH_MAX], svg[PATH_MAX], fold[PATH_MAX], recp[PATH_MAX];
 	snprintf(trace, sizeof trace, "%s/traces/%s__%s.pqt", dir, label, opname);
@@ -93,7 +94,7 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 	snprintf(recp, sizeof recp, "%s/profile/%s__%s.json", dir, label, opname);
 	int op = pq_op_parse(opname);
 	if (op < 0)
-		return -PQ_EUSAGE;
+		return pq_fail(errp, PQ_EUSAGE, "unknown operation '%s'", opname);
 	enum pq_op ops[1] = { (enum pq_op)op };
 	struct group_set *gs = scheme_groups(scheme);
 	struct profile_opts po = {
@@ -110,8 +111,8 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 	}
 	if (r < 0) {
 		json_decref(rec);
-		rec = json_pack("{s:s, s:s, s:s, s:s}", "schema", "pqprof.profile/1", "op", opname, "status", "failed",
-		                "failure", err.msg);
+		rec = json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "pqprof.profile/1", "op", opname, "status",
+		                "failed", "failure", err.msg, "failure_kind", blame_kind(err.code));
 		json_object_set(rec, "instance", desc);
 	} else {
 		json_object_set_new(rec, "status", json_string("complete"));
@@ -119,12 +120,19 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 		rel_path(rec, "flamegraph", dir);
 		rel_path(rec, "folded", dir);
 	}
+	if (r < 0 && errp)
+		*errp = err;
 	char *t = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (t)
-		atomic_write(recp, t, strlen(t), NULL);
+	pq_error werr = { 0 };
+	int w = t ? atomic_write(recp, t, strlen(t), &werr) : pq_fail(&werr, PQ_ENOMEM, "%s: cannot serialise", recp);
 	free(t);
 	json_decref(rec);
 	groups_free(gs);
+	if (w < 0) {
+		if (errp)
+			*errp = werr;
+		return w;
+	}
 	return r;
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
+#include "core/label.h"
 #include "core/options.h"
 #include "cmd/commands.h"
 
@@ -42,15 +43,7 @@ char *cmd_join_argv(const char *prog, int argc, char **argv)
 
 void cmd_safe_name(char *buf, size_t len, const char *name)
 {
-	size_t k = 0;
-	for (const char *c = name ? name : "unnamed"; *c && k + 1 < len; c++) {
-		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		         *c == '-' || *c == '_' || *c == '.' || *c == '+';
-		buf[k++] = ok ? *c : '_';
-	}
-	buf[k] = '\0';
-	if (k == 0 || strcmp(buf, ".") == 0 || strcmp(buf, "..") == 0)
-		snprintf(buf, len, "unnamed");
+	label_make(buf, len, name);
 }
 
 void cmd_record_path(char *buf, size_t len, const char *dir, const char *instance, const char *op,

@@ -22,6 +22,7 @@ enum pq_errcode {
 	PQ_EPERF = 7,    /* perf_event or counters unavailable */
 	PQ_ENOMEM = 8,
 	PQ_EINTERNAL = 9,
+	PQ_EBUSY = 10,   /* the campaign directory is in use by another run */
 };
 
 typedef struct pq_error {

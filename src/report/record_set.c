@@ -3,6 +3,7 @@
 #include "report/record_set.h"
 #include "report/jpath.h"
 #include "core/atomic_file.h"
+#include "core/label.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,15 +28,7 @@ static int op_index(const char *op)
 
 void rs_safe_name(char *buf, size_t len, const char *name)
 {
-	size_t k = 0;
-	for (const char *c = name ? name : ""; *c && k + 1 < len; c++) {
-		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		         *c == '-' || *c == '_' || *c == '.' || *c == '+';
-		buf[k++] = ok ? *c : '_';
-	}
-	buf[k] = '\0';
-	if (k == 0 || buf[0] == '.')
-		snprintf(buf, len, "unnamed");
+	label_make(buf, len, name);
 }
 
 int rs_sha256_file(const char *path, char hex[65], pq_error *err)
@@ -310,10 +303,6 @@ static int load_campaign_op(struct record_set *rs, struct rs_instance *in, const
 	return r;
 }
 
-static int label_ok(const char *label)
-{
-	return label[0] && label[0] != '.' && !strchr(label, '/') && strlen(label) < RS_NAME - 16;
-}
 
 static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t idx, pq_error *err)
 {

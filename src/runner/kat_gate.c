@@ -224,7 +224,8 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 		memset(&exp, 0, sizeof exp);
 		memset(&prod, 0, sizeof prod);
 		if (kat_file_read(vectors, NULL, &exp, &err) < 0) {
-			set_verdict(out, KAT_MISMATCH, "expected vectors unreadable: %s", err.msg);
+			/* Only a file found in the tree gets here (--vectors is checked first). */
+			set_verdict(out, KAT_NOKAT, "expected vectors unreadable: %s", err.msg);
 		} else if (kat_file_parse(text, len, produced_path, NULL, &prod, &err) < 0) {
 			set_verdict(out, KAT_CRASH, "produced vectors unreadable: %s", err.msg);
 		} else {
@@ -242,8 +243,8 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 	free(text);
 }
 
-static void write_log(const struct kat_gate_opts *o, struct kat_gate_result *res, json_t *desc,
-                      const struct child_result *cr)
+static int write_log(const struct kat_gate_opts *o, struct kat_gate_result *res, json_t *desc,
+                     const struct child_result *cr, pq_error *err)
 {
 	const struct kat_outcome *out = &res->outcome;
 	char *buf = NULL;
@@ -279,15 +280,45 @@ static void write_log(const struct kat_gate_opts *o, struct kat_gate_result *res
 	EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL);
 	for (int i = 0; i < 32; i++)
 		sprintf(res->log_sha256 + 2 * i, "%02x", md[i]);
-	if (o->log_path)
-		atomic_write(o->log_path, buf, len, NULL);
+	int r = o->log_path ? atomic_write(o->log_path, buf, len, err) : 0;
 	free(buf);
+	return r;
+}
+
+/*
+ * The expected-vectors file the user named: a bad one is bad input (the
+ * command's exit 2), never a verdict on the scheme.  Checked before the
+ * replay, so that a FIFO or a huge file cannot stall or mislead it.
+ */
+static int check_expected_vectors(const char *path, pq_error *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s: expected vectors unreadable", path);
+	if (!S_ISREG(sb.st_mode))
+		return pq_fail(err, PQ_EINPUT, "%s: expected vectors: not a regular file", path);
+	struct kat_file exp;
+	memset(&exp, 0, sizeof exp);
+	pq_error e = { 0 };
+	int r = kat_file_read(path, NULL, &exp, &e);
+	size_t n = exp.nrecords;
+	kat_file_free(&exp);
+	if (r < 0)
+		return pq_fail(err, PQ_EINPUT, "expected vectors unusable: %s", e.msg);
+	if (n == 0)
+		return pq_fail(err, PQ_EINPUT, "%s: expected vectors: no KAT records in the file", path);
+	return 0;
 }
 
 int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_error *err)
 {
 	memset(res, 0, sizeof *res);
 	kat_outcome_init(&res->outcome);
+	if (o->vectors) {
+		int vr = check_expected_vectors(o->vectors, err);
+		if (vr < 0)
+			return vr;
+	}
 	json_t *desc = o->instance ? json_incref(o->instance) : NULL;
 	pq_error derr = { 0 };
 	if (!desc && instance_describe(o->lib, &desc, &derr) < 0) {
@@ -337,16 +368,15 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		if (cr.orphans)
 			kat_outcome_note(&res->outcome, "the scheme left processes behind after the run (killed)");
 	}
-	write_log(o, res, desc, have_child ? &cr : NULL);
+	int wr = write_log(o, res, desc, have_child ? &cr : NULL, err);
 	res->record = json_pack("{s:s, s:O, s:o, s:s, s:s, s:s}", "schema", "pqprof.kat/1", "instance", desc,
 	                        "outcome", kat_outcome_to_json(&res->outcome), "expected", res->expected,
 	                        "log_sha256", res->log_sha256, "produced_sha256", res->produced_sha256);
 	if (o->log_path)
 		json_object_set_new(res->record, "log", json_string(o->log_path));
-	if (o->record_path) {
+	if (o->record_path && wr == 0) {
 		char *t = json_dumps(res->record, JSON_INDENT(2) | JSON_SORT_KEYS);
-		if (t)
-			atomic_write(o->record_path, t, strlen(t), NULL);
+		wr = t ? atomic_write(o->record_path, t, strlen(t), err) : pq_fail(err, PQ_ENOMEM, "out of memory");
 		free(t);
 	}
 	if (have_child)
@@ -356,6 +386,11 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	unlink(outcome);
 	rmdir(tmpdir);
 	interrupt_untrack_tmp(tmpdir);
+	if (wr < 0) {
+		/* No verdict stands that was not written. */
+		kat_gate_result_free(res);
+		return wr;
+	}
 	return 0;
 }
 
