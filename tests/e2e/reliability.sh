@@ -157,6 +157,18 @@ for c in bench mem; do
 	expect_grep "$WORK/err" "timed out after [0-9]+ s in verify" "$c: the hang is blamed on verify, not sign"
 done
 
+# SIGINT reaches single commands too: the hung child is stopped, pqprof says so.
+"$PQPROF" bench "$WORK/hv.so" --op sign --timeout 60 >"$WORK/sb.out" 2>"$WORK/sb.err" &
+pid=$!
+sleep 1.5
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+if [ "$rc" -eq 130 ]; then pass "bench: SIGINT gives exit 130"; else fail "bench: SIGINT gave exit $rc, wanted 130"; fi
+expect_grep "$WORK/sb.err" "pqprof bench: interrupted by SIGINT; running jobs stopped" "bench: SIGINT is reported"
+if pgrep -f -- "$WORK/hv.so" >/dev/null 2>&1; then fail "bench: SIGINT left the runner"; else
+	pass "bench: SIGINT left no runner"; fi
+
 build_fixture "$FIX/nist-toy" "$WORK/toy.so" || true
 size=$(stat -c %s "$WORK/toy.so")
 head -c $((size / 2)) "$WORK/toy.so" >"$WORK/trunc.so"
