@@ -86,10 +86,15 @@ int cmd_mem(int argc, char **argv)
 		int r = mem_run_op(&mo, ops[i], &rec, &merr);
 		json_object_set(rec, "instance", desc);
 		json_object_set_new(rec, "static_image_bytes", json_integer(image));
-		if (dir && *dir) {
+		if (dir && *dir && rec) {
 			char path[4096];
+			pq_error werr = { 0 };
 			cmd_record_path(path, sizeof path, dir, name, pq_op_name(ops[i]), ".mem.json");
-			cmd_write_json(path, rec, NULL);
+			if (cmd_write_json(path, rec, &werr) < 0) {
+				json_decref(rec);
+				json_decref(desc);
+				return cmd_fail("mem", &werr);
+			}
 		}
 		if (r < 0) {
 			fprintf(stderr, "pqprof mem: %s: %s\n", pos[0], merr.msg);

@@ -37,6 +37,7 @@ int cmd_sizes(int argc, char **argv)
 		return PQ_EUSAGE;
 	}
 	child_install_signal_forwarding();
+	status = 0;
 	json_t *desc = NULL;
 	if (instance_describe(pos[0], &desc, &err) < 0)
 		return cmd_fail("sizes", &err);
@@ -61,7 +62,8 @@ int cmd_sizes(int argc, char **argv)
 	if (dir && *dir && make_dirs(dir, &err) == 0) {
 		char path[4096];
 		cmd_record_path(path, sizeof path, dir, name, "sizes", ".json");
-		cmd_write_json(path, rec, NULL);
+		if (cmd_write_json(path, rec, &err) < 0)
+			status = cmd_fail("sizes", &err);
 	}
 	if (json) {
 		char *s = json_dumps(rec, JSON_INDENT(2));
@@ -99,5 +101,7 @@ int cmd_sizes(int argc, char **argv)
 	elf_size_free(&es);
 	json_decref(rec);
 	json_decref(desc);
+	if (status)
+		return status;  /* the record could not be written */
 	return r < 0 ? pq_exit_code(serr.code) : (na && strstr(audit[0], "error") ? PQ_ESCHEME : 0);
 }

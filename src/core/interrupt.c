@@ -25,6 +25,8 @@ static volatile pid_t pids[MAX_PIDS];
 static void (*volatile stop_hook)(void);
 static volatile sig_atomic_t lock_fd = -1;
 static char command[64] = "";
+/* The process that installed the handler: a child between fork and exec only exits. */
+static volatile pid_t owner;
 
 /* Two buffers each, so a handler never sees a string half rewritten. */
 static char where_buf[2][TEXT_MAX], resume_buf[2][TEXT_MAX];
@@ -172,6 +174,8 @@ static void remove_flat_dir(const char *path)
 
 static void on_signal(int sig)
 {
+	if (getpid() != owner)
+		_exit(INTERRUPT_EXIT_STATUS(sig));
 	if (stop_hook)
 		stop_hook();
 	int killed = 0;
@@ -234,6 +238,7 @@ void interrupt_install(const char *cmd)
 		memcpy(command, cmd, n);
 		command[n] = '\0';
 	}
+	owner = getpid();
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -241,12 +246,12 @@ void interrupt_install(const char *cmd)
 	sigaddset(&sa.sa_mask, SIGINT);
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaddset(&sa.sa_mask, SIGHUP);
-	/* A signal ignored by whoever started pqprof (nohup, a background job) stays ignored. */
-	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		struct sigaction old;
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* Under nohup SIGHUP stays ignored: an overnight run outlives the terminal.
+	 * SIGINT is handled even where a shell ignored it for a background job,
+	 * so that `kill -INT` stops a scripted run cleanly. */
+	struct sigaction old;
+	if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 }

@@ -5,8 +5,8 @@
  * the temporary files and directories registered here, releases the
  * campaign lock, prints where pqprof stopped and how to go on, and exits
  * with 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for
- * SIGHUP), as pqprof(1) documents.  Signals that were ignored when pqprof
- * started (nohup, background jobs of a shell) stay ignored.
+ * SIGHUP), as pqprof(1) documents.  SIGHUP ignored when pqprof started
+ * (nohup) stays ignored.
  *
  * Everything the handler touches is prepared beforehand (fixed buffers,
  * registered paths and ids), and it only makes async-signal-safe calls.

@@ -20,8 +20,9 @@ static const char *error_kind(const struct child_result *res)
 int child_blame(const struct child_result *res)
 {
 	const char *kind = error_kind(res);
+	/* Processes a scheme leaves behind are its doing, even after a good run. */
 	if (res->end == CHILD_OK)
-		return 0;
+		return res->orphans ? PQ_ESCHEME : 0;
 	if (res->end == CHILD_SPAWN_FAILED)
 		return PQ_EIO;
 	/* A library that breaks the loader (a truncated file, SIGBUS in dlopen) did not run. */

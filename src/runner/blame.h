@@ -11,7 +11,7 @@
 
 #include "runner/child.h"
 
-/* 0 for CHILD_OK, else a PQ_E* code (positive) saying who failed. */
+/* 0 for CHILD_OK without orphans, else a PQ_E* code (positive) saying who failed. */
 int child_blame(const struct child_result *res);
 
 /* "scheme" when code is PQ_ESCHEME, else "tool": the failure_kind of records. */

@@ -9,9 +9,6 @@
 # vector files, and repeated short profiles that must not fail.
 . "$top_srcdir/tests/e2e/lib.sh"
 
-# Background jobs get SIGINT like a foreground command would (job control).
-set -m
-
 Q="--quick --trials 1 --target 0.05 --timeout 60"
 FAST="--steps build,kat,bench $Q --no-report"
 
