@@ -34,6 +34,7 @@ include tests/hostile.mk
 include tests/supervise.mk
 include tests/cmd.mk
 include tests/leak.mk
+include tests/reliability.mk
 
 # In-tree scheme known answers: first records in make check, all in check-kat-full.
 TESTS += tests/e2e/sphincs_kat.sh

@@ -1,9 +1,11 @@
 /*
  * test_campaign: scheme descriptor parsing (every error names the file and
- * the field) and the descriptor shipped for the in-tree scheme.
+ * the field), the descriptor shipped for the in-tree scheme, and the file
+ * label rule that campaign writers and record readers share.
  */
 #include "config.h"
 #include "campaign/scheme_desc.h"
+#include "core/safe_name.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -100,6 +102,37 @@ START_TEST(shipped_descriptor)
 }
 END_TEST
 
+START_TEST(labels)
+{
+	static const char *const cases[][2] = {
+		{ "Toy-96__harness-default", "Toy-96__harness-default" },
+		{ "x y", "x_y" },
+		{ "x_y", "x_y" },
+		{ ".hidden", "_hidden" },
+		{ "..", "_." },
+		{ "a/b", "a_b" },
+		{ "", "unnamed" },
+		{ "SPHINCS+-SHAKE-128f", "SPHINCS+-SHAKE-128f" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char buf[SAFE_NAME_MAX];
+		safe_name(buf, sizeof buf, cases[i][0]);
+		ck_assert_str_eq(buf, cases[i][1]);
+		ck_assert_msg(safe_name_ok(buf), "label '%s' of '%s' refused by the reader's rule", buf, cases[i][0]);
+	}
+	char name[1000], buf[SAFE_NAME_MAX];
+	memset(name, 'a', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	safe_name(buf, sizeof buf, name);
+	ck_assert_uint_lt(strlen(buf), SAFE_NAME_MAX);
+	ck_assert(safe_name_ok(buf));
+	ck_assert(!safe_name_ok(".x"));
+	ck_assert(!safe_name_ok(""));
+	ck_assert(!safe_name_ok("a/b"));
+	ck_assert(!safe_name_ok(name));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("campaign");
@@ -107,6 +140,7 @@ int main(void)
 	tcase_add_test(tc, good_descriptor);
 	tcase_add_test(tc, bad_descriptors);
 	tcase_add_test(tc, shipped_descriptor);
+	tcase_add_test(tc, labels);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

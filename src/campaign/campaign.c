@@ -1,6 +1,9 @@
 /* campaign: targets -> units -> steps, with resumable state; see campaign.h. */
 #include "config.h"
 #include "campaign/campaign.h"
+#include "campaign/campaign_lock.h"
+#include "core/interrupt.h"
+#include "core/safe_name.h"
 #include "core/atomic_file.h"
 #include "core/json_file.h"
 #include "core/fixed_str.h"
@@ -8,6 +11,7 @@
 #include "instance/builder.h"
 #include "measure/env.h"
 #include "supervise/bench.h"
+#include "supervise/blame.h"
 #include "supervise/kat_gate.h"
 #include "supervise/mem_run.h"
 #include "runner/op_ctx.h"
@@ -63,6 +67,12 @@ struct campaign {
 	int done, total;
 	double t0, step_time_sum;
 	int steps_timed;
+	/* A write failed (disk full, I/O error, read-only): stop, and say which file. */
+	int stopped;
+	pq_error stop_err;
+	/* A step failed on bad input (an unreadable vectors file): finish, then exit with it. */
+	pq_error input_err;
+	int tool_failures;
 };
 
 static double now_s(void)
@@ -242,8 +252,16 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	}
 	for (int i = 0; i < c->nunits; i++) {
 		struct unit *u = &c->units[i];
-		snprintf(u->label, sizeof u->label, "%s__%s", u->instance, u->profile);
-		safe_name(u->label, sizeof u->label, u->label);
+		char full[sizeof u->instance + sizeof u->profile + 2];
+		snprintf(full, sizeof full, "%s__%s", u->instance, u->profile);
+		safe_name(u->label, sizeof u->label, full);
+		/* Two names that clean up to one label would share every file. */
+		for (int j = 0; j < i; j++)
+			if (strcmp(c->units[j].label, u->label) == 0)
+				return pq_fail(err, PQ_EINPUT,
+				               "%s: instances '%s' and '%s' (profile %s) both get the file label '%s'; "
+				               "rename one of them", target, c->units[j].instance, u->instance, u->profile,
+				               u->label);
 	}
 	/* Shards: a deterministic subset, by position in the sorted unit list. */
 	if (c->o->shard_n > 0) {
@@ -269,6 +287,10 @@ static int path_of(const struct campaign *c, char *buf, size_t len, const char *
 
 static void progress(struct campaign *c, const char *step, const struct unit *u, const char *op)
 {
+	char where[512];
+	snprintf(where, sizeof where, "step %d of %d (%s %s%s%s)", c->done + 1, c->total, step, u->label,
+	         op ? " " : "", op ? op : "");
+	interrupt_set_where(where);
 	FILE *f = c->o->progress;
 	if (!f)
 		return;
@@ -304,12 +326,72 @@ static json_t *read_json(const char *path)
 	return json_load_file(path, 0, NULL);
 }
 
+/* Keep the first reason to stop; every later step is skipped. */
+static void stop_campaign(struct campaign *c, const pq_error *why)
+{
+	if (c->stopped)
+		return;
+	c->stopped = 1;
+	c->stop_err = *why;
+	if (!c->stop_err.code)
+		c->stop_err.code = PQ_EIO;
+}
+
+/* Write a record; a failure stops the campaign (nothing unwritten counts as done). */
+static int put_record(struct campaign *c, const char *path, json_t *j)
+{
+	pq_error err = { 0 };
+	int r = j ? json_file_write(path, j, &err) : pq_fail(&err, PQ_EINTERNAL, "%s: no record to write", path);
+	if (r < 0)
+		stop_campaign(c, &err);
+	return r;
+}
+
+/*
+ * Whether a step's record means the step is done.  A record is done when
+ * it holds a result, including a verdict on the scheme (it crashed, hung,
+ * failed its checks: deterministic, kept).  A record of a failure that was
+ * not the scheme's (counters or uprobes unavailable, the runner or the
+ * loader failed, a bad input file) is not: the step runs again on resume.
+ * Records that predate failure_kind count as tool failures.
+ */
+static int record_done(const char *path)
+{
+	json_t *r = read_json(path);
+	if (!r)
+		return 0;
+	int done = 1;
+	if (strcmp(json_string_value(json_object_get(r, "status")) ?: "", "failed") == 0) {
+		const char *kind = json_string_value(json_object_get(r, "failure_kind"));
+		if (!kind)
+			kind = json_string_value(json_object_get(json_object_get(r, "failure"), "blame"));
+		done = kind && strcmp(kind, "scheme") == 0;
+	}
+	json_decref(r);
+	return done;
+}
+
+/* The state word for a step over its records: done, failed (to retry) or pending. */
+static const char *records_state(struct campaign *c, int ndone, int nfailed, int n)
+{
+	if (ndone == n)
+		return "done";
+	if (nfailed) {
+		c->tool_failures += nfailed;
+		return "failed";
+	}
+	return "pending";
+}
+
 static void save_state(struct campaign *c, const char *status)
 {
+	if (c->stopped && strcmp(status, "complete") == 0)
+		status = "incomplete";
 	json_object_set_new(c->state, "status", json_string(status));
 	char p[PATH_MAX];
-	if (path_fmt(p, sizeof p, NULL, "%s/campaign.json", c->dir) == 0)
-		json_file_write(p, c->state, NULL);
+	pq_error err = { 0 };
+	if (path_fmt(p, sizeof p, &err, "%s/campaign.json", c->dir) < 0 || json_file_write(p, c->state, &err) < 0)
+		stop_campaign(c, &err);
 }
 
 static void set_unit_step(struct campaign *c, const struct unit *u, const char *step, const char *state)
@@ -338,13 +420,26 @@ static json_t *unit_descriptor(struct campaign *c, const struct unit *u)
 	return d;
 }
 
+/* A build failure caused by the machine (disk full...), not by the sources. */
+static int build_failed_on_machine(const char *msg)
+{
+	static const char *const why[] = { "No space left on device", "Disk quota exceeded", "Read-only file system",
+	                                   "Input/output error", NULL };
+	for (int i = 0; why[i]; i++)
+		if (strstr(msg, why[i]))
+			return 1;
+	return 0;
+}
+
 static int do_build(struct campaign *c, struct unit *u)
 {
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "build", u->label, NULL, ".json");
 	json_t *old = read_json(rec);
-	int done = old && (strcmp(json_string_value(json_object_get(old, "status")) ?: "", "complete") == 0 ?
-	                   is_file(u->lib) : 1);
+	const char *ost = json_string_value(json_object_get(old, "status")) ?: "";
+	const char *okind = json_string_value(json_object_get(old, "failure_kind")) ?: "";
+	/* Done: a complete build whose library is there, or sources that do not compile. */
+	int done = old && (strcmp(ost, "complete") == 0 ? is_file(u->lib) : strcmp(okind, "scheme") == 0);
 	json_decref(old);
 	if (done)
 		return 1;
@@ -368,7 +463,17 @@ static int do_build(struct campaign *c, struct unit *u)
 	json_t *r = NULL;
 	int rc = record_build(u->prebuilt ? NULL : &bo, u->lib, u->prebuilt ? u->lib : rel, u->profile, u->label,
 	                      &r, &err);
-	json_file_write(rec, r, NULL);
+	if (rc < 0 && (err.code == PQ_EIO || build_failed_on_machine(err.msg))) {
+		pq_error_prefix(&err, "building %s: ", u->label);
+		err.code = PQ_EIO;
+		stop_campaign(c, &err);
+		json_decref(r);
+		return 0;
+	}
+	if (rc < 0)
+		json_object_set_new(r, "failure_kind",
+		                    json_string(err.code == PQ_EBUILD || err.code == PQ_ESCHEME ? "scheme" : "tool"));
+	put_record(c, rec, r);
 	json_decref(r);
 	return rc == 0;
 }
@@ -383,6 +488,21 @@ static int built_ok(struct campaign *c, const struct unit *u)
 	return ok && is_file(u->lib);
 }
 
+/* A step that failed without a record: bad input is kept for the exit status, write errors stop. */
+static void step_error(struct campaign *c, const struct unit *u, const char *step, pq_error *err)
+{
+	pq_error_prefix(err, "%s %s: ", step, u->label);
+	if (err->code == PQ_EIO) {
+		stop_campaign(c, err);
+		return;
+	}
+	if (err->code == PQ_EINPUT && !c->input_err.code)
+		c->input_err = *err;
+	if (c->o->progress)
+		fprintf(c->o->progress, "%s%s (will be retried on the next run)\n", c->o->progress_tty ? "\n" : "warning: ",
+		        err->msg);
+}
+
 static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_t *env)
 {
 	char rec[PATH_MAX], log[PATH_MAX];
@@ -392,14 +512,29 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 		.lib = u->lib, .vectors = u->vectors[0] ? u->vectors : NULL,
 		.manifest = u->manifest[0] ? u->manifest : NULL, .search_tree = 1,
 		.timeout_s = c->o->kat_timeout_s > 0 ? c->o->kat_timeout_s : 900, .log_path = log,
+		.instance = desc,
 	};
 	struct record_ctx ctx = { .instance = desc, .environment = env };
 	struct kat_gate_result res;
 	pq_error err = { 0 };
-	if (record_kat(&ko, &ctx, &res, &err) == 0) {
-		json_file_write(rec, res.record, NULL);
-		kat_gate_result_free(&res);
+	if (record_kat(&ko, &ctx, &res, &err) < 0) {
+		step_error(c, u, "kat", &err);
+		return;
 	}
+	put_record(c, rec, res.record);
+	kat_gate_result_free(&res);
+}
+
+/* Write a mem/sizes record; without one the step failed before measuring. */
+static void put_measure(struct campaign *c, const struct unit *u, const char *step, const char *rec, json_t *r,
+                        pq_error *err)
+{
+	if (!r) {
+		step_error(c, u, step, err);
+		return;
+	}
+	put_record(c, rec, r);
+	json_decref(r);
 }
 
 static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum pq_op op, json_t *env)
@@ -411,10 +546,7 @@ static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum 
 	json_t *r = NULL;
 	pq_error err = { 0 };
 	record_mem(&mo, op, &ctx, &r, &err);
-	if (r) {
-		json_file_write(rec, r, NULL);
-		json_decref(r);
-	}
+	put_measure(c, u, "mem", rec, r, &err);
 }
 
 static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, json_t *env)
@@ -426,10 +558,7 @@ static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, jso
 	json_t *r = NULL;
 	pq_error err = { 0 };
 	record_sizes(&mo, 20, 10, &ctx, &r, &err);
-	if (r) {
-		json_file_write(rec, r, NULL);
-		json_decref(r);
-	}
+	put_measure(c, u, "sizes", rec, r, &err);
 }
 
 /* The unit's operations, from its descriptor; *desc is a new reference or NULL. */
@@ -440,14 +569,25 @@ static int unit_ops(struct campaign *c, const struct unit *u, json_t **desc, enu
 	return pq_ops_for_kind(kind, ops);
 }
 
+/* State of a step with one record. */
+static const char *record_state(struct campaign *c, const char *rec)
+{
+	int done = record_done(rec);
+	return records_state(c, done, !done && is_file(rec), 1);
+}
+
 static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
 {
+	if (c->stopped)
+		return;
 	progress(c, "build", u, NULL);
 	double t = now_s();
 	int fresh_build = !is_file(u->lib);
 	if (c->want[STEP_BUILD] || !is_file(u->lib))
 		do_build(c, u);
 	step_done(c, t, !fresh_build);
+	if (c->stopped)
+		return;
 	int ok = built_ok(c, u);
 	set_unit_step(c, u, "build", ok ? "done" : "failed");
 	save_state(c, "incomplete");
@@ -456,11 +596,16 @@ static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
 	path_of(c, rec, sizeof rec, "kat", u->label, NULL, ".json");
 	progress(c, "kat", u, NULL);
 	t = now_s();
-	int skip = !ok || !c->want[STEP_KAT] || is_file(rec);
+	int skip = c->stopped || !ok || !c->want[STEP_KAT] || record_done(rec);
 	if (!skip)
 		do_kat(c, u, desc, env);
 	step_done(c, t, skip);
-	set_unit_step(c, u, "kat", !ok ? "skipped" : is_file(rec) ? "done" : "pending");
+	if (!ok)
+		set_unit_step(c, u, "kat", "skipped");
+	else if (!c->stopped && !skip && !is_file(rec))
+		set_unit_step(c, u, "kat", records_state(c, 0, 1, 1));  /* failed without a record */
+	else
+		set_unit_step(c, u, "kat", record_state(c, rec));
 	json_decref(desc);
 }
 
@@ -471,6 +616,8 @@ static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
  */
 static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 {
+	if (c->stopped)
+		return;
 	json_t *desc[8] = { 0 };
 	enum pq_op ops[PQ_OP_COUNT];
 	int nops = 0;
@@ -482,7 +629,7 @@ static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 			memcpy(ops, o, sizeof ops);
 		}
 	}
-	for (int i = 0; i < nops; i++) {
+	for (int i = 0; i < nops && !c->stopped; i++) {
 		struct bench_config cfgs[8];
 		struct unit *who[8];
 		const char *profiles[8];
@@ -492,7 +639,7 @@ static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 			char rec[PATH_MAX];
 			path_of(c, rec, sizeof rec, "records", g[k].label, pq_op_name(ops[i]), ".json");
 			progress(c, "bench", &g[k], pq_op_name(ops[i]));
-			if (!desc[k] || !c->want[STEP_BENCH] || is_file(rec)) {
+			if (!desc[k] || !c->want[STEP_BENCH] || record_done(rec)) {
 				step_done(c, t, 1);
 				continue;
 			}
@@ -513,20 +660,29 @@ static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
 			for (int k = 0; k < m; k++) {
 				char rec[PATH_MAX];
 				path_of(c, rec, sizeof rec, "records", who[k]->label, pq_op_name(ops[i]), ".json");
-				json_file_write(rec, recs[k], NULL);
-				json_decref(recs[k]);
+				if (!recs[k]) {
+					step_error(c, who[k], "bench", &errs[k]);
+				} else {
+					if (strcmp(json_string_value(json_object_get(recs[k], "status")) ?: "", "failed") == 0)
+						json_object_set_new(recs[k], "failure_kind", json_string(blame_kind(errs[k].code)));
+					if (!c->stopped)
+						put_record(c, rec, recs[k]);
+					json_decref(recs[k]);
+				}
 				step_done(c, t, 0);
 			}
 		}
 	}
 	for (int k = 0; k < n && k < 8; k++) {
-		int all = 1;
+		int ndone = 0, nfailed = 0;
 		for (int i = 0; i < nops; i++) {
 			char rec[PATH_MAX];
 			path_of(c, rec, sizeof rec, "records", g[k].label, pq_op_name(ops[i]), ".json");
-			all &= is_file(rec);
+			int d = record_done(rec);
+			ndone += d;
+			nfailed += !d && is_file(rec);
 		}
-		set_unit_step(c, &g[k], "bench", !desc[k] ? "skipped" : all ? "done" : "pending");
+		set_unit_step(c, &g[k], "bench", !desc[k] ? "skipped" : records_state(c, ndone, nfailed, nops));
 		json_decref(desc[k]);
 	}
 	save_state(c, "incomplete");
@@ -562,44 +718,54 @@ static void unit_leak(struct campaign *c, struct unit *u, json_t *desc, const en
 
 static void unit_rest(struct campaign *c, struct unit *u, json_t *env)
 {
+	if (c->stopped)
+		return;
 	json_t *desc;
 	enum pq_op ops[PQ_OP_COUNT];
 	int nops = unit_ops(c, u, &desc, ops);
 	int ok = desc != NULL;
 	char rec[PATH_MAX];
-	for (int s = STEP_MEM; s <= STEP_PROFILE; s++) {
+	for (int s = STEP_MEM; s <= STEP_PROFILE && !c->stopped; s++) {
 		double t;
 		int skip;
 		if (s == STEP_SIZES) {
 			path_of(c, rec, sizeof rec, "sizes", u->label, NULL, ".json");
 			progress(c, "sizes", u, NULL);
 			t = now_s();
-			skip = !ok || !c->want[s] || is_file(rec);
+			skip = !ok || !c->want[s] || record_done(rec);
 			if (!skip)
 				do_sizes(c, u, desc, env);
 			step_done(c, t, skip);
-			set_unit_step(c, u, "sizes", !ok ? "skipped" : is_file(rec) ? "done" : "pending");
+			set_unit_step(c, u, "sizes", !ok ? "skipped" : record_state(c, rec));
 			save_state(c, "incomplete");
 			continue;
 		}
-		int all = 1;
-		for (int i = 0; i < nops; i++) {
+		int ndone = 0, nfailed = 0;
+		for (int i = 0; i < nops && !c->stopped; i++) {
 			const char *sub = s == STEP_MEM ? "memory" : "profile";
 			path_of(c, rec, sizeof rec, sub, u->label, pq_op_name(ops[i]), ".json");
 			progress(c, step_names[s], u, pq_op_name(ops[i]));
 			t = now_s();
-			skip = !ok || !c->want[s] || is_file(rec);
+			skip = !ok || !c->want[s] || record_done(rec);
 			if (!skip) {
-				if (s == STEP_MEM)
+				if (s == STEP_MEM) {
 					do_mem(c, u, desc, ops[i], env);
-				else
-					steps_profile(c->dir, u->label, u->lib, desc, pq_op_name(ops[i]),
-					              c->have_desc ? &c->desc : NULL, c->o->timeout_s, c->o->quick);
+				} else {
+					pq_error err = { 0 };
+					if (steps_profile(c->dir, u->label, u->lib, desc, pq_op_name(ops[i]),
+					                  c->have_desc ? &c->desc : NULL, c->o->timeout_s, c->o->quick, &err) < 0 &&
+					    err.code == PQ_EIO) {
+						pq_error_prefix(&err, "profile %s %s: ", u->label, pq_op_name(ops[i]));
+						stop_campaign(c, &err);
+					}
+				}
 			}
 			step_done(c, t, skip);
-			all &= is_file(rec);
+			int d = record_done(rec);
+			ndone += d;
+			nfailed += !d && is_file(rec);
 		}
-		set_unit_step(c, u, step_names[s], !ok ? "skipped" : all ? "done" : "pending");
+		set_unit_step(c, u, step_names[s], !ok ? "skipped" : records_state(c, ndone, nfailed, nops));
 		save_state(c, "incomplete");
 	}
 	unit_leak(c, u, desc, ops, nops, env);
@@ -734,9 +900,34 @@ static int parse_steps(struct campaign *c, pq_error *err)
 	return 0;
 }
 
+/* Closing lines: what failed and will be retried, and whether the campaign stopped. */
+static int finish(struct campaign *c, int r, pq_error *err)
+{
+	FILE *f = c->o->progress;
+	if (c->stopped) {
+		*err = c->stop_err;
+		pq_error_prefix(err, "stopped: ");
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n,
+		         "; steps whose records were written are kept: fix the cause and run the same command again "
+		         "to resume");
+		return -(err->code ? err->code : PQ_EIO);
+	}
+	if (f && c->tool_failures)
+		fprintf(f, "%s%d step%s failed for reasons that are not the scheme's (marked \"failed\" in "
+		        "%s/campaign.json); they run again when the same command is repeated\n",
+		        c->o->progress_tty ? "" : "warning: ", c->tool_failures, c->tool_failures == 1 ? "" : "s", c->dir);
+	if (r == 0 && c->input_err.code) {
+		*err = c->input_err;
+		return -c->input_err.code;
+	}
+	return r;
+}
+
 int campaign_run(const char *target, const struct campaign_opts *o, pq_error *err)
 {
 	struct campaign c = { .o = o };
+	struct campaign_lock lock = { .fd = -1 };
 	int r = parse_steps(&c, err);
 	if (r == 0)
 		r = expand(&c, target, err);
@@ -749,6 +940,14 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 		            sizeof c.dir - DIR_SLACK - 1);
 	if (r == 0 && !o->steps && c.have_desc && c.desc.leak)
 		c.want[STEP_LEAK] = 1;
+	if (r == 0)
+		r = make_dirs(c.dir, err);
+	/* One run per directory, before anything in it is touched. */
+	char note[1600] = "";
+	if (r == 0)
+		r = campaign_lock_take(c.dir, o->command, &lock, note, sizeof note, err);
+	if (r == 0 && note[0] && o->progress)
+		fprintf(o->progress, "%s: %s\n", c.dir, note);
 	if (r == 0 && o->fresh)
 		steps_forget(c.dir);
 	if (r == 0)
@@ -760,11 +959,15 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	if (r == 0)
 		r = init_state(&c, &env, err);
 	if (r < 0) {
+		campaign_lock_release(&lock);
 		if (c.have_desc)
 			scheme_desc_free(&c.desc);
 		free(c.units);
 		return r;
 	}
+	char how[1200];
+	snprintf(how, sizeof how, "finished steps are kept in %s; run the same command again to resume", c.dir);
+	interrupt_set_resume(how);
 	c.total = c.nunits * (3 + 3 * 3 + (c.want[STEP_LEAK] ? 3 : 0));
 	c.t0 = now_s();
 	save_state(&c, "incomplete");
@@ -780,25 +983,32 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	}
 	for (int i = 0; i < c.nunits; i++)
 		unit_rest(&c, &c.units[i], env);
-	char now[64];
-	time_t tt = time(NULL);
-	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
-	json_object_set_new(c.state, "end_utc", json_string(now));
-	save_state(&c, "complete");
-	if (o->progress) {
+	if (!c.stopped) {
+		char now[64];
+		time_t tt = time(NULL);
+		strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+		json_object_set_new(c.state, "end_utc", json_string(now));
+		save_state(&c, c.tool_failures || c.input_err.code ? "incomplete" : "complete");
+	}
+	interrupt_set_where(c.stopped ? NULL : "the report");
+	if (o->progress && !c.stopped) {
 		if (o->progress_tty)
 			fputc('\n', o->progress);
 		fprintf(o->progress, "%scampaign %s: %d units done in %.0f s\n", o->progress_tty ? "" : "progress ",
 		        c.dir, c.nunits, now_s() - c.t0);
 	}
-	if (o->summary)
+	if (o->summary && !c.stopped)
 		print_summary(&c, o->summary);
-	if (!o->no_report)
+	if (!o->no_report && !c.stopped)
 		r = steps_report(c.dir, err);
 	char profiles[8][64];
 	int np = profile_list(&c, profiles, 8, NULL);
-	if (r == 0 && np > 1 && (c.want[STEP_BENCH] || c.want[STEP_PROFILE]))
+	if (r == 0 && !c.stopped && np > 1 && (c.want[STEP_BENCH] || c.want[STEP_PROFILE]))
 		r = steps_compare_profiles(c.dir, profiles, np, o->summary, err);
+	r = finish(&c, r, err);
+	interrupt_set_where(NULL);
+	interrupt_set_resume(NULL);
+	campaign_lock_release(&lock);
 	json_decref(env);
 	json_decref(c.state);
 	if (c.have_desc)

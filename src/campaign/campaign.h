@@ -4,10 +4,13 @@
  * built with one flag profile), and takes each unit through its steps:
  * build, KAT gate, bench, memory, sizes, profile, then the report.  Every
  * step runs in runner children with time limits; every result is a file
- * written atomically in the campaign directory, and a step whose file
- * exists is done, so a campaign resumes after Ctrl-C, a crash or a reboot
- * by redoing only what has no file yet.  An instance that fails its KAT
- * gate is still timed, and marked "output not validated".
+ * written atomically in the campaign directory, and a step whose record
+ * holds a result or a verdict on the scheme is done, so a campaign resumes
+ * after Ctrl-C, a crash or a reboot by redoing only what has no such
+ * record yet (failures that were not the scheme's run again).  One run
+ * holds a directory at a time (campaign_lock.h); the first file that
+ * cannot be written stops the run.  An instance that fails its KAT gate
+ * is still timed, and marked "output not validated".
  */
 #ifndef PQ_CAMPAIGN_H
 #define PQ_CAMPAIGN_H
@@ -52,7 +55,12 @@ struct campaign_opts {
 	int trust_flags;            /* --trust-flags: descriptor cflags are not checked */
 };
 
-/* Run one target; returns 0 when the campaign completed (whatever the verdicts). */
+/*
+ * Run one target; returns 0 when the campaign completed (whatever the
+ * verdicts), -PQ_EBUSY when another run holds the directory, -PQ_EIO when
+ * a write failed (the campaign stopped there), -PQ_EINPUT when a step met
+ * a bad input file (the rest of the campaign ran).
+ */
 int campaign_run(const char *target, const struct campaign_opts *o, pq_error *err);
 
 /* Name of the default output directory for a target. */

@@ -12,6 +12,7 @@
 #include "profile/profile_run.h"
 #include "record/records.h"
 #include "runner/op_ctx.h"
+#include "supervise/blame.h"
 
 #include <stdlib.h>
 
@@ -57,16 +58,16 @@ static struct group_set *scheme_groups(const struct scheme_desc *scheme)
 }
 
 int steps_profile(const char *dir, const char *label, const char *lib, json_t *desc, const char *opname,
-                  const struct scheme_desc *scheme, double timeout_s, int quick)
+                  const struct scheme_desc *scheme, double timeout_s, int quick, pq_error *errp)
 {
 	char trace[PATH_MAX], svg[PATH_MAX], fold[PATH_MAX], recp[PATH_MAX];
 	int op = pq_op_parse(opname);
 	if (op < 0)
-		return -PQ_EUSAGE;
-	if (record_path(trace, sizeof trace, dir, "traces", label, opname, ".pqt", NULL) < 0 ||
-	    record_path(svg, sizeof svg, dir, "flame", label, opname, ".svg", NULL) < 0 ||
-	    record_path(fold, sizeof fold, dir, "flame", label, opname, ".folded", NULL) < 0 ||
-	    record_path(recp, sizeof recp, dir, "profile", label, opname, ".json", NULL) < 0)
+		return pq_fail(errp, PQ_EUSAGE, "unknown operation '%s'", opname);
+	if (record_path(trace, sizeof trace, dir, "traces", label, opname, ".pqt", errp) < 0 ||
+	    record_path(svg, sizeof svg, dir, "flame", label, opname, ".svg", errp) < 0 ||
+	    record_path(fold, sizeof fold, dir, "flame", label, opname, ".folded", errp) < 0 ||
+	    record_path(recp, sizeof recp, dir, "profile", label, opname, ".json", errp) < 0)
 		return -PQ_EINPUT;
 	enum pq_op ops[1] = { (enum pq_op)op };
 	struct group_set *gs = scheme_groups(scheme);
@@ -84,19 +85,25 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 	}
 	if (r < 0) {
 		json_decref(rec);
-		rec = json_pack("{s:s, s:s, s:s, s:s}", "schema", "pqprof.profile/1", "op", opname, "status", "failed",
-		                "failure", err.msg);
+		rec = json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "pqprof.profile/1", "op", opname, "status",
+		                "failed", "failure", err.msg, "failure_kind", blame_kind(err.code));
 		json_object_set(rec, "instance", desc);
 	} else {
 		rel_path(rec, "trace", dir);
 		rel_path(rec, "flamegraph", dir);
 		rel_path(rec, "folded", dir);
 	}
-	int w = json_file_write(recp, rec, NULL);
-	if (r == 0 && w < 0)
-		r = w;
+	if (r < 0 && errp)
+		*errp = err;
+	pq_error werr = { 0 };
+	int w = json_file_write(recp, rec, &werr);
 	json_decref(rec);
 	groups_free(gs);
+	if (w < 0) {
+		if (errp)
+			*errp = werr;
+		return w;
+	}
 	return r;
 }
 

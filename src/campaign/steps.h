@@ -11,9 +11,14 @@
 #include "core/pq_error.h"
 #include "campaign/scheme_desc.h"
 
-/* Profile one op: trace, flame graph and pqprof.profile/1 record in the campaign dir. */
+/*
+ * Profile one op: trace, flame graph and pqprof.profile/1 record in the
+ * campaign dir.  A failure is recorded (status "failed", failure_kind
+ * "scheme" or "tool") and returned; when even that record cannot be
+ * written, or a file failed to be written, the error is PQ_EIO.
+ */
 int steps_profile(const char *dir, const char *label, const char *lib, json_t *desc, const char *op,
-                  const struct scheme_desc *scheme, double timeout_s, int quick);
+                  const struct scheme_desc *scheme, double timeout_s, int quick, pq_error *err);
 
 /* Write report.md / .html / .csv / .json for the campaign dir. */
 int steps_report(const char *dir, pq_error *err);

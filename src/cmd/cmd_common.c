@@ -3,6 +3,7 @@
 #include "core/safe_name.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
+#include "core/safe_name.h"
 #include "core/options.h"
 #include "record/records.h"
 

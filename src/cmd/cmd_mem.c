@@ -85,8 +85,11 @@ int cmd_mem(int argc, char **argv)
 			char path[4096];
 			pq_error werr = { 0 };
 			if (cmd_record_path(path, sizeof path, dir, name, pq_op_name(ops[i]), ".mem.json", &werr) < 0 ||
-			    json_file_write(path, rec, &werr) < 0)
-				fprintf(stderr, "pqprof mem: %s\n", werr.msg);
+			    json_file_write(path, rec, &werr) < 0) {
+				json_decref(rec);
+				json_decref(desc);
+				return cmd_fail("mem", &werr);
+			}
 		}
 		if (r < 0) {
 			fprintf(stderr, "pqprof mem: %s: %s\n", pos[0], merr.msg);

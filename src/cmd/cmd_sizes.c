@@ -62,12 +62,13 @@ int cmd_sizes(int argc, char **argv)
 	}
 	json_t *audit = json_object_get(rec, "audit");
 	size_t na = json_array_size(audit);
-	if (dir && *dir && cmd_out_dir("sizes", dir, "the sizes record", "--records", &err) == 0) {
+	int wstatus = 0;
+	if (dir && *dir) {
 		char path[4096];
-		pq_error werr = { 0 };
-		if (cmd_record_path(path, sizeof path, dir, name, "sizes", ".json", &werr) < 0 ||
-		    json_file_write(path, rec, &werr) < 0)
-			fprintf(stderr, "pqprof sizes: %s\n", werr.msg);
+		if (cmd_out_dir("sizes", dir, "the sizes record", "--records", &err) < 0 ||
+		    cmd_record_path(path, sizeof path, dir, name, "sizes", ".json", &err) < 0 ||
+		    json_file_write(path, rec, &err) < 0)
+			wstatus = cmd_fail("sizes", &err);
 	}
 	if (json) {
 		char *s = json_dumps(rec, JSON_INDENT(2));
@@ -113,5 +114,7 @@ int cmd_sizes(int argc, char **argv)
 	               : (na && strstr(json_string_value(json_array_get(audit, 0)), "error") ? PQ_ESCHEME : 0);
 	json_decref(rec);
 	json_decref(desc);
+	if (wstatus)
+		return wstatus;  /* the record could not be written */
 	return status;
 }

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
+#include "core/interrupt.h"
 #include "core/paths.h"
 #include "core/pq_error.h"
 #include "supervise/child.h"
@@ -60,6 +61,7 @@ static int runner_missing(const struct command *c, int argc, char **argv)
 
 int command_run(const struct command *c, int argc, char **argv)
 {
+	interrupt_install(c->name); /* SIGINT, SIGTERM, SIGHUP: clean up, say where, exit 128 + sig */
 	if (c->flags & CMD_RUNS_CHILDREN) {
 		int missing = runner_missing(c, argc, argv);
 		if (missing)

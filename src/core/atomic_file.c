@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
+#include "core/interrupt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,9 +19,12 @@ int atomic_file_open(atomic_file *af, const char *path, pq_error *err)
 		return pq_fail(err, PQ_EINPUT, "%s: path too long", path);
 	snprintf(af->path, sizeof af->path, "%s", path);
 	snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+	interrupt_track_tmp(af->tmp, 0);
 	af->fp = fopen(af->tmp, "wb");
-	if (!af->fp)
+	if (!af->fp) {
+		interrupt_untrack_tmp(af->tmp);
 		return pq_fail_errno(err, PQ_EIO, "%s: cannot create", af->tmp);
+	}
 	return 0;
 }
 
@@ -35,15 +39,18 @@ int atomic_file_commit(atomic_file *af, pq_error *err)
 		bad = 1;
 	af->fp = NULL;
 	if (bad) {
-		int r = pq_fail_errno(err, PQ_EIO, "%s: write failed", af->tmp);
+		int r = pq_fail_errno(err, PQ_EIO, "%s: write failed", af->path);
 		unlink(af->tmp);
+		interrupt_untrack_tmp(af->tmp);
 		return r;
 	}
 	if (rename(af->tmp, af->path) != 0) {
 		int r = pq_fail_errno(err, PQ_EIO, "%s: cannot rename into place", af->path);
 		unlink(af->tmp);
+		interrupt_untrack_tmp(af->tmp);
 		return r;
 	}
+	interrupt_untrack_tmp(af->tmp);
 	return 0;
 }
 
@@ -53,8 +60,10 @@ void atomic_file_abort(atomic_file *af)
 		fclose(af->fp);
 		af->fp = NULL;
 	}
-	if (af->tmp[0])
+	if (af->tmp[0]) {
 		unlink(af->tmp);
+		interrupt_untrack_tmp(af->tmp);
+	}
 }
 
 int atomic_write(const char *path, const void *buf, size_t len, pq_error *err)

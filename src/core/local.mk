@@ -13,7 +13,8 @@ libpqprof_a_SOURCES += \
 	src/core/fixed_str.c src/core/fixed_str.h \
 	src/core/sigsafe.c src/core/sigsafe.h \
 	src/core/units.c src/core/units.h \
-	src/core/contain.c src/core/contain.h
+	src/core/contain.c src/core/contain.h \
+	src/core/interrupt.c src/core/interrupt.h
 # paths: the runner and the data directory, relative to the running binary.
 libpqprof_a_SOURCES += src/core/paths.c src/core/paths.h
 AM_CPPFLAGS += -DPQ_PREFIX='"$(prefix)"' -DPQ_EXEC_PREFIX='"$(exec_prefix)"' -DPQ_BINDIR='"$(bindir)"'

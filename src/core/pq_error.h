@@ -23,6 +23,7 @@ enum pq_errcode {
 	PQ_ENOMEM = 8,
 	PQ_EINTERNAL = 9,
 	PQ_ERUNNER = 10, /* pqprof's own runner executable is missing */
+	PQ_EBUSY = 11,   /* the campaign directory is in use by another run */
 };
 
 typedef struct pq_error {

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "instance/builder.h"
 #include "core/grow.h"
+#include "core/interrupt.h"
 #include "instance/shim.h"
 #include "instance/flag_check.h"
 #include "core/atomic_file.h"
@@ -143,6 +144,8 @@ static pid_t spawn_logged(struct contained *ct, char **argv, const char *log, co
 {
 	struct contain_opts co = { .no_user_change = !lim->as_user, .workdir = lim->workdir };
 	pid_t pid = contain_fork(ct, &co, NULL);
+	if (pid > 0)
+		interrupt_track_pid(pid); /* an interrupted pqprof ends cc1, as and ld too */
 	if (pid != 0)
 		return pid < 0 ? -1 : pid;
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -267,8 +270,10 @@ static void compiler_version(const char *cc, char *out, size_t len, const char *
 	int st = 0, timed_out = 0;
 	snprintf(out, len, "%s (version unknown)", cc);
 	int bad = pid < 0 || wait_limited(&ct, lim, &st, &timed_out) < 0;
-	if (pid > 0)
+	if (pid > 0) {
+		interrupt_untrack_pid(pid);
 		contain_finish(&ct);
+	}
 	if (bad || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return;
 	char *text = NULL;
@@ -350,6 +355,7 @@ static int run_units(struct argv_buf *cmds, char **logs, const char **names, int
 				}
 				continue;
 			}
+			interrupt_untrack_pid(jb->ct.pid);
 			contain_finish(&jb->ct);
 			jb->active = 0;
 			active--;
@@ -490,6 +496,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	if (!mkdtemp(tmpdir))
 		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary build directory");
 	contain_share_dir(tmpdir); /* compilers write their objects here */
+	interrupt_track_tmp(tmpdir, 1);
 	struct cc_limits lim = { .timeout_s = opt->cc_timeout_s > 0 ? opt->cc_timeout_s : CC_DEFAULT_TIMEOUT_S,
 	                         .as_limit = opt->cc_as_limit ? opt->cc_as_limit : CC_DEFAULT_AS_LIMIT };
 	const char *mem_env = getenv("PQPROF_CC_MEMORY_MB");
@@ -612,6 +619,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	char tmp_out[PATH_MAX], linked[PATH_MAX];
 	snprintf(tmp_out, sizeof tmp_out, "%s.tmp.%ld", opt->out_path, (long)getpid());
 	snprintf(linked, sizeof linked, "%s/instance.so", tmpdir);
+	interrupt_track_tmp(tmp_out, 0);
 	av_push(&link, "-o");
 	av_push(&link, linked);
 	int u = 0;
@@ -665,6 +673,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		if (r < 0)
 			unlink(tmp_out);
 	}
+	interrupt_untrack_tmp(tmp_out);
 	for (int i = 0; i < nunits; i++) {
 		av_free(&cmds[i]);
 		free(logs[i]);
@@ -676,6 +685,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	free_words(pw, pn);
 	free_words(uw, un);
 	remove_tree(tmpdir);
+	interrupt_untrack_tmp(tmpdir);
 	if (r < 0)
 		build_result_free(res);
 	return r;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int loader_check_elf(const char *path, pq_error *err)
@@ -17,15 +18,26 @@ int loader_check_elf(const char *path, pq_error *err)
 	Elf64_Ehdr eh;
 	ssize_t n = read(fd, &eh, sizeof eh);
 	int interp = 0;
+	/* What the headers say the file holds: a shorter file is truncated, and
+	 * mapping it would end in SIGBUS inside the dynamic loader. */
+	unsigned long long need = 0;
+	struct stat sb;
+	unsigned long long size = fstat(fd, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
 	/* A PIE executable is ET_DYN too; its PT_INTERP gives it away. */
 	if (n == (ssize_t)sizeof eh && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 4096) {
+		need = eh.e_phoff + (unsigned long long)eh.e_phnum * sizeof(Elf64_Phdr);
 		for (unsigned i = 0; i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
 			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
 				break;
 			if (ph.p_type == PT_INTERP)
 				interp = 1;
+			if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > need)
+				need = ph.p_offset + ph.p_filesz;
 		}
+		if (eh.e_shoff && eh.e_shentsize == sizeof(Elf64_Shdr) &&
+		    eh.e_shoff + (unsigned long long)eh.e_shnum * sizeof(Elf64_Shdr) > need)
+			need = eh.e_shoff + (unsigned long long)eh.e_shnum * sizeof(Elf64_Shdr);
 	}
 	close(fd);
 	if (n < (ssize_t)EI_NIDENT || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
@@ -34,6 +46,8 @@ int loader_check_elf(const char *path, pq_error *err)
 		return pq_fail(err, PQ_ELOAD, "%s: not a 64-bit ELF object", path);
 	if (eh.e_type != ET_DYN || interp)
 		return pq_fail(err, PQ_ELOAD, "%s: not a shared object (an executable)", path);
+	if (need > size)
+		return pq_fail(err, PQ_ELOAD, "%s: truncated: %llu bytes, its ELF headers describe %llu", path, size, need);
 #if defined(__x86_64__)
 	if (eh.e_machine != EM_X86_64)
 		return pq_fail(err, PQ_ELOAD, "%s: built for another machine (e_machine %u)", path, eh.e_machine);

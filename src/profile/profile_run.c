@@ -12,6 +12,7 @@
 #include "profile/unwind.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
+#include "supervise/blame.h"
 #include "trace/trace_format.h"
 
 #include <fcntl.h>
@@ -27,6 +28,8 @@
 
 #define DEFAULT_MIN_SAMPLES 2000
 #define DEFAULT_MAX_SECONDS 30.0
+/* The shortest child worth starting: set-up costs more than this samples. */
+#define MIN_CHILD_SECONDS 0.05
 #define DEFAULT_COUNT_ITERS 1
 #define MAX_RUNS_PER_OP 20
 #define SEED_BYTES 48
@@ -351,7 +354,7 @@ static int child_failure(const struct child_result *res, const char *what, pq_er
 	char why[512];
 	child_describe(res, why, sizeof why);
 	const char *msg = child_error_msg(res);
-	int code = res->exit_code == PQ_EPERF ? PQ_EPERF : PQ_ESCHEME;
+	int code = child_blame(res);
 	return pq_fail(err, code, "%s: %s%s%s", what, why, msg ? ": " : "", msg ? msg : "");
 }
 
@@ -489,14 +492,21 @@ static int sample_op(struct recorder *rec, enum pq_op op, struct profile_op_summ
 		if (os->samples > 0 && os->seconds > 0)
 			rate = (double)os->samples / os->seconds;
 		double secs = rate > 0 ? need / rate * 1.15 + 0.02 : 1.0;
-		if (secs < 0.05)
-			secs = 0.05;
+		if (secs < MIN_CHILD_SECONDS)
+			secs = MIN_CHILD_SECONDS;
+		/* The rest of the time cap, when shorter than a useful child, ends
+		 * sampling with what was taken: asking a child for "0.000 s" would
+		 * fail the whole operation and throw its samples away. */
+		if (os->runs > 0 && cap - os->seconds < MIN_CHILD_SECONDS)
+			break;
 		if (secs > cap - os->seconds)
 			secs = cap - os->seconds;
+		if (secs < MIN_CHILD_SECONDS)
+			secs = MIN_CHILD_SECONDS;
 		/* Stay well inside the child's time limit (set-up and start included). */
 		double limit = (o->timeout_s > 0 ? o->timeout_s : 900) * 0.6;
 		if (secs > limit)
-			secs = limit > 0.05 ? limit : 0.05;
+			secs = limit > MIN_CHILD_SECONDS ? limit : MIN_CHILD_SECONDS;
 		int r = run_child(rec, op, secs, os->calls, os, err);
 		if (r < 0)
 			return r;

@@ -258,10 +258,6 @@ static int load_campaign_op(struct record_set *rs, struct rs_instance *in, const
 	return r;
 }
 
-static int label_ok(const char *label)
-{
-	return label[0] && label[0] != '.' && !strchr(label, '/') && strlen(label) < RS_NAME - 16;
-}
 
 static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t idx, pq_error *err)
 {
@@ -270,7 +266,7 @@ static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t i
 	if (!json_is_object(entry))
 		return pq_fail(err, PQ_EINPUT, "%s/campaign.json: instances[%zu] is not an object", rs->dir, idx);
 	const char *label = jp_str(entry, "label", NULL);
-	if (!label || !label_ok(label))
+	if (!label || !safe_name_ok(label))
 		return pq_fail(err, PQ_EINPUT, "%s/campaign.json: instances[%zu]: label %s%s%s is not a safe file name",
 		               rs->dir, idx, label ? "'" : "", label ? label : "(missing)", label ? "'" : "");
 	snprintf(in->label, sizeof in->label, "%s", label);

@@ -136,7 +136,12 @@ int op_ctx_check(struct op_ctx *c, enum pq_op op, pq_error *err)
 		if (c->bloblen > c->bloblen_max)
 			return pq_fail(err, PQ_ESCHEME, "sign produced %llu bytes, declared at most %llu",
 			               c->bloblen, c->bloblen_max);
+		/* Under the verify mark: a crash or hang here is verify's, not sign's. */
+		if (c->mark)
+			c->mark(PQ_OP_VERIFY, 1);
 		int v = c->inst->verify(c->pk, c->pklen, c->blob, c->bloblen, c->m, c->mlen, c->scratch);
+		if (c->mark)
+			c->mark(PQ_OP_VERIFY, 0);
 		if (v != 0)
 			return pq_fail(err, PQ_ESCHEME, "verify rejected a fresh signature (returned %d)", v);
 		return 0;

@@ -54,6 +54,8 @@ int runner_done_sent(void);
 
 /* Report fatal signals and exit() inside operations (runner_faults.c). */
 void runner_install_fault_handlers(void);
+/* While on, a fatal signal is reported as a load failure (a damaged library). */
+void runner_set_loading(int on);
 
 /* The operation in progress, or -1. */
 int runner_current_op(void);

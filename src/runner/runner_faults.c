@@ -21,6 +21,14 @@
 /* Defined by heap_hooks.c, which ASan builds leave out: then no OOM diagnosis. */
 #pragma weak heap_hooks_failed
 
+/* Set while the instance library is being loaded: a fault then is a load failure. */
+static volatile sig_atomic_t loading;
+
+void runner_set_loading(int on)
+{
+	loading = on;
+}
+
 /*
  * The main thread's stack as the kernel set it up: its top (end of the
  * [stack] mapping) and RLIMIT_STACK.  A fault within a few MiB below
@@ -82,6 +90,30 @@ static void fault_handler(int sig, siginfo_t *si, void *uc)
 		             (unsigned long long)failed);
 	if (n > 0 && (size_t)n < sizeof buf)
 		runner_emit_raw(buf, (size_t)n);
+	if (loading) {
+		n = snprintf(buf, sizeof buf, "{\"ev\":\"error\",\"kind\":\"load\",\"msg\":\"the library crashed the "
+		             "loader (signal %d): a damaged or truncated file\"}\n", sig);
+		if (n > 0 && (size_t)n < sizeof buf)
+			runner_emit_raw(buf, (size_t)n);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * The parent's time limit sends SIGTERM: say which operation was running,
+ * so that a hang is blamed on it (the parent only knows the operation a
+ * job announced, not, say, the verify that checks a fresh signature).
+ */
+static void stop_handler(int sig)
+{
+	int op = runner_current_op();
+	if (op >= 0) {
+		char buf[96];
+		int n = snprintf(buf, sizeof buf, "{\"ev\":\"stopped\",\"op\":\"%s\"}\n", pq_op_name(op));
+		if (n > 0 && (size_t)n < sizeof buf)
+			runner_emit_raw(buf, (size_t)n);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -111,5 +143,11 @@ void runner_install_fault_handlers(void)
 	int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		sigaction(sigs[i], &sa, NULL);
+	struct sigaction st;
+	memset(&st, 0, sizeof st);
+	st.sa_handler = stop_handler;
+	st.sa_flags = SA_RESETHAND;
+	sigemptyset(&st.sa_mask);
+	sigaction(SIGTERM, &st, NULL);
 	atexit(exit_watch);
 }

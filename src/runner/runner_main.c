@@ -58,7 +58,10 @@ int main(int argc, char **argv)
 	void *handle = NULL;
 	env.lib_path = argv[2];
 	runner_emit(json_pack("{s:s, s:i}", "ev", "start", "pid", (int)getpid()));
-	if (loader_open(argv[2], &env.inst, &handle, &err) < 0) {
+	runner_set_loading(1);
+	int lr = loader_open(argv[2], &env.inst, &handle, &err);
+	runner_set_loading(0);
+	if (lr < 0) {
 		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));
 		return PQ_ELOAD;
 	}

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
+#include "supervise/blame.h"
 #include "measure/calibrate.h"
 #include "measure/stats.h"
 
@@ -21,7 +22,7 @@ int instance_describe(const char *lib, json_t **desc, pq_error *err)
 	if (res.end != CHILD_OK) {
 		char why[512];
 		child_describe(&res, why, sizeof why);
-		r = pq_fail(err, res.exit_code == PQ_ELOAD ? PQ_ELOAD : PQ_ESCHEME, "%s", why);
+		r = pq_fail(err, child_blame(&res), "%s", why);
 		child_result_free(&res);
 		return r;
 	}
@@ -141,7 +142,8 @@ static int fail_record(json_t *rec, struct trial_data *t, const char *stage, con
 	if (t->res.output_total)
 		json_object_set_new(rec, "scheme_output", json_pack("{s:s%, s:I}", "head", t->res.output,
 		                                                    t->res.output_len, "bytes", (json_int_t)t->res.output_total));
-	int code = t->res.end == CHILD_FAILED && t->res.exit_code == PQ_EPERF ? PQ_EPERF : PQ_ESCHEME;
+	int code = child_blame(&t->res);
+	json_object_set_new(json_object_get(rec, "failure"), "blame", json_string(blame_kind(code)));
 	return pq_fail(err, code, "%s during %s: %s", op, stage, why);
 }
 

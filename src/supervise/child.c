@@ -6,6 +6,7 @@
 #include "runner/runner.h"
 #include "core/contain.h"
 #include "core/paths.h"
+#include "core/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,24 +54,19 @@ static void live_remove(pid_t pid)
 			live[i] = 0;
 }
 
-static void forward_and_die(int sig)
+/* Interruption hook (signal context): end every running child's group. */
+static void stop_live(void)
 {
 	for (int i = 0; i < MAX_LIVE; i++)
-		if (live[i] > 0)
+		if (live[i] > 0) {
 			kill(-live[i], SIGKILL);
-	signal(sig, SIG_DFL);
-	raise(sig);
+			waitpid(live[i], NULL, 0);
+		}
 }
 
 void child_install_signal_forwarding(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = forward_and_die;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	interrupt_set_stop(stop_live);
 }
 
 const char *child_runner_path(void)
@@ -182,7 +178,8 @@ static void handle_event(struct child_result *res, json_t *ev)
 		snprintf(res->in_op, sizeof res->in_op, "%s", op);
 	else if (strcmp(kind, "end") == 0)
 		res->in_op[0] = '\0';
-	else if ((strcmp(kind, "fault") == 0 || strcmp(kind, "exit_in_op") == 0) && op && *op)
+	else if ((strcmp(kind, "fault") == 0 || strcmp(kind, "exit_in_op") == 0 || strcmp(kind, "stopped") == 0) &&
+	         op && *op)
 		snprintf(res->in_op, sizeof res->in_op, "%s", op);
 	else if (strcmp(kind, "diagnosis") == 0) {
 		const char *m = json_string_value(json_object_get(ev, "msg"));

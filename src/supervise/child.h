@@ -90,7 +90,7 @@ void child_result_free(struct child_result *res);
 /* One line: "crashed with SIGSEGV in sign", "timed out after 900 s in keygen"... */
 void child_describe(const struct child_result *res, char *buf, size_t len);
 
-/* Forward SIGINT/SIGTERM received by pqprof to running children, then exit. */
+/* On SIGINT/SIGTERM/SIGHUP, end running children first (see core/interrupt.h). */
 void child_install_signal_forwarding(void);
 
 #endif

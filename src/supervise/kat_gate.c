@@ -1,6 +1,7 @@
 /* kat_gate: run, judge and record the KAT gate; see kat_gate.h. */
 #include "config.h"
 #include "supervise/kat_gate.h"
+#include "core/interrupt.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
 #include "core/atomic_file.h"
@@ -204,7 +205,8 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 		memset(&exp, 0, sizeof exp);
 		memset(&prod, 0, sizeof prod);
 		if (kat_file_read(vectors, NULL, &exp, &err) < 0) {
-			set_verdict(out, KAT_MISMATCH, "expected vectors unreadable: %s", err.msg);
+			/* Only a file found in the tree gets here (--vectors is checked first). */
+			set_verdict(out, KAT_NOKAT, "expected vectors unreadable: %s", err.msg);
 		} else if (kat_file_parse(text, len, produced_path, NULL, &prod, &err) < 0) {
 			set_verdict(out, KAT_CRASH, "produced vectors unreadable: %s", err.msg);
 		} else {
@@ -222,8 +224,8 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 	free(text);
 }
 
-static void write_log(const struct kat_gate_opts *o, struct kat_gate_result *res, json_t *desc,
-                      const struct child_result *cr)
+static int write_log(const struct kat_gate_opts *o, struct kat_gate_result *res, json_t *desc,
+                     const struct child_result *cr, pq_error *err)
 {
 	const struct kat_outcome *out = &res->outcome;
 	char *buf = NULL;
@@ -255,15 +257,45 @@ static void write_log(const struct kat_gate_opts *o, struct kat_gate_result *res
 	        kat_verdict_name(out->verdict), out->reason);
 	fclose(f);
 	sha256_hex(buf, len, res->log_sha256, NULL);
-	if (o->log_path)
-		atomic_write(o->log_path, buf, len, NULL);
+	int r = o->log_path ? atomic_write(o->log_path, buf, len, err) : 0;
 	free(buf);
+	return r;
+}
+
+/*
+ * The expected-vectors file the user named: a bad one is bad input (the
+ * command's exit 2), never a verdict on the scheme.  Checked before the
+ * replay, so that a FIFO or a huge file cannot stall or mislead it.
+ */
+static int check_expected_vectors(const char *path, pq_error *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s: expected vectors unreadable", path);
+	if (!S_ISREG(sb.st_mode))
+		return pq_fail(err, PQ_EINPUT, "%s: expected vectors: not a regular file", path);
+	struct kat_file exp;
+	memset(&exp, 0, sizeof exp);
+	pq_error e = { 0 };
+	int r = kat_file_read(path, NULL, &exp, &e);
+	size_t n = exp.nrecords;
+	kat_file_free(&exp);
+	if (r < 0)
+		return pq_fail(err, PQ_EINPUT, "expected vectors unusable: %s", e.msg);
+	if (n == 0)
+		return pq_fail(err, PQ_EINPUT, "%s: expected vectors: no KAT records in the file", path);
+	return 0;
 }
 
 int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_error *err)
 {
 	memset(res, 0, sizeof *res);
 	kat_outcome_init(&res->outcome);
+	if (o->vectors) {
+		int vr = check_expected_vectors(o->vectors, err);
+		if (vr < 0)
+			return vr;
+	}
 	json_t *desc = o->instance ? json_incref(o->instance) : NULL;
 	pq_error derr = { 0 };
 	if (!desc && instance_describe(o->lib, &desc, &derr) < 0) {
@@ -276,6 +308,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary directory");
 	}
 	contain_share_dir(tmpdir); /* the runner writes its vectors here */
+	interrupt_track_tmp(tmpdir, 1);
 	char produced[PATH_MAX], outcome[PATH_MAX];
 	snprintf(produced, sizeof produced, "%s/produced", tmpdir);
 	snprintf(outcome, sizeof outcome, "%s/outcome", tmpdir);
@@ -316,14 +349,14 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		if (cr.contain_note[0])
 			kat_outcome_note(&res->outcome, "%s", cr.contain_note);
 	}
-	write_log(o, res, desc, have_child ? &cr : NULL);
+	int wr = write_log(o, res, desc, have_child ? &cr : NULL, err);
 	res->record = json_pack("{s:s, s:O, s:o, s:s, s:s, s:s}", "schema", "pqprof.kat/1", "instance", desc,
 	                        "outcome", kat_outcome_to_json(&res->outcome), "expected", res->expected,
 	                        "log_sha256", res->log_sha256, "produced_sha256", res->produced_sha256);
 	if (o->log_path)
 		json_object_set_new(res->record, "log", json_string(o->log_path));
-	if (o->record_path) {
-		json_file_write(o->record_path, res->record, NULL);
+	if (o->record_path && wr == 0) {
+		wr = json_file_write(o->record_path, res->record, err);
 	}
 	if (have_child)
 		child_result_free(&cr);
@@ -331,6 +364,12 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	unlink(produced);
 	unlink(outcome);
 	rmdir(tmpdir);
+	interrupt_untrack_tmp(tmpdir);
+	if (wr < 0) {
+		/* No verdict stands that was not written. */
+		kat_gate_result_free(res);
+		return wr;
+	}
 	return 0;
 }
 

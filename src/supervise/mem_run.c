@@ -2,6 +2,7 @@
 #include "config.h"
 #include "supervise/mem_run.h"
 #include "supervise/child.h"
+#include "supervise/blame.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,7 @@ static void describe_failure(json_t *rec, const struct child_result *cr)
 	child_describe(cr, why, sizeof why);
 	json_object_set_new(rec, "status", json_string("failed"));
 	json_object_set_new(rec, "failure", json_string(why));
+	json_object_set_new(rec, "failure_kind", json_string(blame_kind(child_blame(cr))));
 }
 
 int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_error *err)
@@ -40,7 +42,7 @@ int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_
 		json_object_set_new(rec, "status", json_string("complete"));
 	} else {
 		describe_failure(rec, &cr);
-		r = pq_fail(err, PQ_ESCHEME, "%s: %s", pq_op_name(op), json_string_value(json_object_get(rec, "failure")));
+		r = pq_fail(err, child_blame(&cr), "%s: %s", pq_op_name(op), json_string_value(json_object_get(rec, "failure")));
 	}
 	child_result_free(&cr);
 	*record = rec;
@@ -69,7 +71,7 @@ int sizes_run(const struct mem_run_opts *o, long runs, json_t **record, pq_error
 		json_object_set_new(rec, "status", json_string("complete"));
 	} else {
 		describe_failure(rec, &cr);
-		r = pq_fail(err, PQ_ESCHEME, "sizes: %s", json_string_value(json_object_get(rec, "failure")));
+		r = pq_fail(err, child_blame(&cr), "sizes: %s", json_string_value(json_object_get(rec, "failure")));
 	}
 	child_result_free(&cr);
 	*record = rec;
