@@ -5,6 +5,7 @@
 #include "instance/builder.h"
 #include "measure/env.h"
 #include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/kat_gate.h"
 #include "supervise/mem_run.h"
 #include "runner/op_ctx.h"

@@ -4,7 +4,7 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "supervise/kat_gate.h"
 

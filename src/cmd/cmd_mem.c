@@ -6,7 +6,7 @@
 #include "core/options.h"
 #include "measure/elf_size.h"
 #include "report/units.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "supervise/mem_run.h"
 

@@ -8,7 +8,7 @@
 
 #include "profile/sampler.h"
 #include "profile/unwind.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "trace/trace_format.h"
 

@@ -1,7 +1,7 @@
 /* kat_gate: run, judge and record the KAT gate; see kat_gate.h. */
 #include "config.h"
 #include "supervise/kat_gate.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "core/atomic_file.h"
 #include "kat/kat_file.h"
