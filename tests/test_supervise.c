@@ -14,6 +14,7 @@
 #include "instance/builder.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
+#include "supervise/describe.h"
 #include "supervise/kat_gate.h"
 
 #include <check.h>
@@ -208,6 +209,23 @@ START_TEST(bench_job_brackets_the_operation)
 }
 END_TEST
 
+START_TEST(describe_reads_the_descriptor_in_a_child)
+{
+	json_t *d = NULL;
+	pq_error err = { 0 };
+	ck_assert_msg(instance_describe(lib("nist-toy"), &d, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(json_string_value(json_object_get(d, "library")), lib("nist-toy"));
+	ck_assert_str_eq(json_string_value(json_object_get(d, "kind")), "signature");
+	ck_assert_ptr_null(json_object_get(d, "ev"));
+	json_decref(d);
+	char missing[4200];
+	snprintf(missing, sizeof missing, "%s/absent.so", work);
+	ck_assert_int_eq(instance_describe(missing, &d, &err), -PQ_ELOAD);
+	ck_assert_ptr_null(d);
+	ck_assert_ptr_nonnull(strstr(err.msg, "absent.so"));
+}
+END_TEST
+
 START_TEST(unknown_job_fails_with_its_reason)
 {
 	struct child_result res;
@@ -242,11 +260,11 @@ START_TEST(hanging_child_times_out)
 {
 	struct child_result res;
 	struct seen seen = { 0 };
-	run_op("hostile/endless-loop", "sign", 2.0, 2.0, 0, &res, &seen);
+	run_op("hostile/endless-loop", "sign", 3.0, 2.0, 0, &res, &seen);
 	ck_assert_int_eq(res.end, CHILD_TIMEOUT);
 	ck_assert_str_eq(res.in_op, "sign");
 	ck_assert_int_eq(res.killed_hard, 0);   /* SIGTERM was enough */
-	ck_assert(res.wall_s >= 2.0 && res.wall_s < 30);
+	ck_assert(res.wall_s >= 3.0 && res.wall_s < 30);
 	ck_assert_str_eq(bench_failure_kind(&res), "TIMEOUT");
 	assert_describes(&res, "timed out after ");
 	assert_describes(&res, " s in sign");
@@ -259,11 +277,11 @@ START_TEST(child_ignoring_sigterm_is_killed_after_grace)
 {
 	struct child_result res;
 	struct seen seen = { 0 };
-	run_op("hostile/sleep-ignoring-signals", "sign", 2.0, 0.5, 0, &res, &seen);
+	run_op("hostile/sleep-ignoring-signals", "sign", 3.0, 0.5, 0, &res, &seen);
 	ck_assert_int_eq(res.end, CHILD_TIMEOUT);
 	ck_assert_int_eq(res.killed_hard, 1);
 	ck_assert_str_eq(res.in_op, "sign");
-	ck_assert(res.wall_s >= 2.5 && res.wall_s < 30);
+	ck_assert(res.wall_s >= 3.5 && res.wall_s < 30);
 	assert_describes(&res, "(ignored SIGTERM; killed)");
 	ck_assert_int_eq(group_alive(seen.pid), 0);
 	child_result_free(&res);
@@ -558,6 +576,7 @@ static Suite *supervise_suite(void)
 	tcase_set_timeout(real, 120);
 	tcase_add_test(real, info_job_completes);
 	tcase_add_test(real, bench_job_brackets_the_operation);
+	tcase_add_test(real, describe_reads_the_descriptor_in_a_child);
 	tcase_add_test(real, unknown_job_fails_with_its_reason);
 	tcase_add_test(real, missing_library_is_a_load_error);
 	tcase_add_test(real, hanging_child_times_out);

@@ -12,6 +12,7 @@
 #include "measure/env.h"
 #include "supervise/bench.h"
 #include "supervise/blame.h"
+#include "supervise/describe.h"
 #include "supervise/kat_gate.h"
 #include "supervise/mem_run.h"
 #include "runner/op_ctx.h"

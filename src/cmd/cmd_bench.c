@@ -9,6 +9,7 @@
 #include "measure/env.h"
 #include "report/bench_table.h"
 #include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "record/records.h"
 

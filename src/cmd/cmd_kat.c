@@ -7,7 +7,7 @@
 #include "core/contain.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "supervise/kat_gate.h"
 #include "record/records.h"

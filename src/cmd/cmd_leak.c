@@ -5,6 +5,7 @@
  * exits 30 when a leak is likely, 31 when the test was inconclusive.
  */
 #include "config.h"
+#include "supervise/describe.h"
 #include "cmd/cmd_outdir.h"
 #include "core/json_file.h"
 #include "cmd/commands.h"

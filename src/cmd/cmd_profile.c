@@ -12,7 +12,7 @@
 #include "core/options.h"
 #include "measure/env.h"
 #include "profile/profile_run.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 
 #include <stdio.h>

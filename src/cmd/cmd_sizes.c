@@ -7,7 +7,7 @@
 #include "core/options.h"
 #include "cmd/cmd_outdir.h"
 #include "measure/elf_size.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "supervise/mem_run.h"
 #include "report/sizes_audit.h"

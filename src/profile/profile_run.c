@@ -10,7 +10,7 @@
 #include "core/digest.h"
 #include "profile/sampler.h"
 #include "profile/unwind.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "supervise/blame.h"
 #include "trace/trace_format.h"

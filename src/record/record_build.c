@@ -1,5 +1,6 @@
 /* record_build: the pqprof.build/1 record; see records.h. */
 #include "config.h"
+#include "supervise/describe.h"
 #include "record/records.h"
 
 int record_build(const struct build_options *bo, const char *lib, const char *library, const char *profile,

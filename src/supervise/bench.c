@@ -11,29 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int instance_describe(const char *lib, json_t **desc, pq_error *err)
-{
-	*desc = NULL;
-	struct child_spec cs = { .job = "info", .lib = lib, .timeout_s = 120, .cpu = -1 };
-	struct child_result res;
-	int r = child_run(&cs, &res, err);
-	if (r < 0)
-		return r;
-	if (res.end != CHILD_OK) {
-		char why[512];
-		child_describe(&res, why, sizeof why);
-		r = pq_fail(err, child_blame(&res), "%s", why);
-		child_result_free(&res);
-		return r;
-	}
-	json_t *d = json_deep_copy(res.done);
-	json_object_del(d, "ev");
-	json_object_set_new(d, "library", json_string(lib));
-	*desc = d;
-	child_result_free(&res);
-	return 0;
-}
-
 const char *bench_failure_kind(const struct child_result *res)
 {
 	switch (res->end) {

@@ -29,7 +29,7 @@ struct bench_config {
 	long mlen;              /* default 64 */
 	unsigned long long as_limit;
 	const char *command;    /* the command line, for the record */
-	json_t *instance;       /* descriptor (borrowed), from instance_describe() */
+	json_t *instance;       /* descriptor (borrowed), from instance_describe() (describe.h) */
 	json_t *environment;    /* borrowed, or NULL */
 };
 
@@ -47,12 +47,6 @@ int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err);
  * errs[i] belong to cfgs[i]; returns the first failure, 0 if none.
  */
 int bench_run_interleaved(const struct bench_config *cfgs, int n, json_t **records, pq_error *errs);
-
-/*
- * Load the instance in a runner child and return its descriptor as JSON
- * (the "info" job), or an error naming the library and the reason.
- */
-int instance_describe(const char *lib, json_t **desc, pq_error *err);
 
 /* The child result as a verdict string and one-line reason. */
 struct child_result;

@@ -2,7 +2,7 @@
 #include "config.h"
 #include "supervise/kat_gate.h"
 #include "core/interrupt.h"
-#include "supervise/bench.h"
+#include "supervise/describe.h"
 #include "supervise/child.h"
 #include "core/atomic_file.h"
 #include "core/digest.h"

@@ -1,8 +1,10 @@
 # supervise: the parent side of the runner.  Spawning pqprof-runner under
 # limits and a time limit, reading its events, verdicts from how it ended,
-# and the parent halves of bench, kat, mem and sizes.
+# the instance descriptor (describe), and the parent halves of bench, kat,
+# mem and sizes.
 libpqprof_a_SOURCES += \
 	src/supervise/child.c src/supervise/child.h \
+	src/supervise/describe.c src/supervise/describe.h \
 	src/supervise/bench.c src/supervise/bench.h \
 	src/supervise/kat_gate.c src/supervise/kat_gate.h \
 	src/supervise/mem_run.c src/supervise/mem_run.h \
