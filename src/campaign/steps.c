@@ -6,6 +6,7 @@
 #include "report/compare.h"
 #include "report/record_set.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 #include "core/json_file.h"
 #include "profile/analysis.h"
 #include "profile/groups.h"
@@ -39,12 +40,12 @@ void steps_forget(const char *dir)
 	                                    "traces", "flame", NULL };
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
-		remove_dir_files(p);
+		if (path_fmt(p, sizeof p, NULL, "%s/%s", dir, subs[i]) == 0)
+			remove_dir_files(p);
 	}
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/campaign.json", dir);
-	unlink(p);
+	if (path_fmt(p, sizeof p, NULL, "%s/campaign.json", dir) == 0)
+		unlink(p);
 }
 
 static void rel_path(json_t *rec, const char *key, const char *dir)
@@ -72,10 +73,11 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
                   const struct scheme_desc *scheme, double timeout_s, int quick)
 {
 	char trace[PATH_MAX], svg[PATH_MAX], fold[PATH_MAX], recp[PATH_MAX];
-	snprintf(trace, sizeof trace, "%s/traces/%s__%s.pqt", dir, label, opname);
-	snprintf(svg, sizeof svg, "%s/flame/%s__%s.svg", dir, label, opname);
-	snprintf(fold, sizeof fold, "%s/flame/%s__%s.folded", dir, label, opname);
-	snprintf(recp, sizeof recp, "%s/profile/%s__%s.json", dir, label, opname);
+	if (path_fmt(trace, sizeof trace, NULL, "%s/traces/%s__%s.pqt", dir, label, opname) < 0 ||
+	    path_fmt(svg, sizeof svg, NULL, "%s/flame/%s__%s.svg", dir, label, opname) < 0 ||
+	    path_fmt(fold, sizeof fold, NULL, "%s/flame/%s__%s.folded", dir, label, opname) < 0 ||
+	    path_fmt(recp, sizeof recp, NULL, "%s/profile/%s__%s.json", dir, label, opname) < 0)
+		return -PQ_EINPUT;
 	int op = pq_op_parse(opname);
 	if (op < 0)
 		return -PQ_EUSAGE;
@@ -146,7 +148,8 @@ int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *ou
 		if (!other)
 			break;
 		char sub[PATH_MAX];
-		snprintf(sub, sizeof sub, "%s/compare/%s_vs_%s", dir, profiles[0], profiles[p]);
+		if ((r = path_fmt(sub, sizeof sub, err, "%s/compare/%s_vs_%s", dir, profiles[0], profiles[p])) < 0)
+			break;
 		struct compare_opts co = { .out_dir = sub };
 		json_t *res = NULL;
 		r = compare_sets(base, other, &co, &res, err);

@@ -14,10 +14,11 @@
 int atomic_file_open(atomic_file *af, const char *path, pq_error *err)
 {
 	memset(af, 0, sizeof *af);
-	if (strlen(path) >= sizeof af->path)
-		return pq_fail(err, PQ_EINPUT, "%s: path too long", path);
-	snprintf(af->path, sizeof af->path, "%s", path);
-	snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+	int r = path_fmt(af->path, sizeof af->path, err, "%s", path);
+	if (r == 0)
+		r = path_fmt(af->tmp, sizeof af->tmp, err, "%s.tmp.%ld", path, (long)getpid());
+	if (r < 0)
+		return r;
 	af->fp = fopen(af->tmp, "wb");
 	if (!af->fp)
 		return pq_fail_errno(err, PQ_EIO, "%s: cannot create", af->tmp);
@@ -119,12 +120,22 @@ int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_er
 	return 0;
 }
 
+int read_long_file(const char *path, long *v)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fscanf(f, "%ld", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
 int make_dirs(const char *path, pq_error *err)
 {
 	char buf[4096];
-	if (strlen(path) >= sizeof buf)
-		return pq_fail(err, PQ_EINPUT, "%s: path too long", path);
-	snprintf(buf, sizeof buf, "%s", path);
+	int r = path_fmt(buf, sizeof buf, err, "%s", path);
+	if (r < 0)
+		return r;
 	for (char *p = buf + 1; ; p++) {
 		if (*p == '/' || *p == '\0') {
 			char c = *p;

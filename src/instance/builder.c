@@ -4,6 +4,7 @@
 #include "core/grow.h"
 #include "instance/shim.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -392,8 +393,9 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	av_push(&link, "-g");
 	av_push(&link, "-shared");
 	/* Linked beside the target and renamed: a failed build leaves no half library. */
-	char tmp_out[PATH_MAX];
-	snprintf(tmp_out, sizeof tmp_out, "%s.tmp.%ld", opt->out_path, (long)getpid());
+	char tmp_out[PATH_MAX] = "";
+	if (r == 0)
+		r = path_fmt(tmp_out, sizeof tmp_out, err, "%s.tmp.%ld", opt->out_path, (long)getpid());
 	av_push(&link, "-o");
 	av_push(&link, tmp_out);
 	int u = 0;
@@ -402,10 +404,10 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		if (!shim && !ts->files[i].keep)
 			continue;
 		char src[PATH_MAX], obj[PATH_MAX], log[PATH_MAX];
-		if (shim)
-			snprintf(src, sizeof src, "%s", shim_path);
-		else
-			snprintf(src, sizeof src, "%s/%s", ts->root, ts->files[i].rel);
+		r = shim ? path_fmt(src, sizeof src, err, "%s", shim_path)
+		         : path_fmt(src, sizeof src, err, "%s/%s", ts->root, ts->files[i].rel);
+		if (r < 0)
+			break;
 		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
 		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
 		av_push(&cmds[u], cc);
