@@ -28,6 +28,7 @@ include tests/report.mk
 include tests/profile_e2e.mk
 include tests/fuzz.mk
 include tests/hostile.mk
+include tests/core.mk
 
 # In-tree scheme known answers: first records in make check, all in check-kat-full.
 TESTS += tests/e2e/sphincs_kat.sh
