@@ -466,6 +466,19 @@ START_TEST(read_whole_file_limits_and_errors)
 	ck_assert_int_eq(read_whole_file(p, &text, &len, 65536, &err), -PQ_EINPUT);
 	ck_assert_ptr_null(text);
 	ck_assert_ptr_nonnull(strstr(err.msg, p));
+	/* The limit is inclusive: a file of exactly max bytes is read. */
+	ck_assert_int_eq(atomic_write(p, data, 65536, NULL), 0);
+	ck_assert_int_eq(read_whole_file(p, &text, &len, 65536, &err), 0);
+	ck_assert_uint_eq(len, 65536);
+	free(text);
+	ck_assert_int_eq(read_whole_file(p, &text, &len, 65535, &err), -PQ_EINPUT);
+	ck_assert_ptr_null(text);
+	in_tmp(p, sizeof p, "empty");
+	ck_assert_int_eq(atomic_write(p, "", 0, NULL), 0);
+	ck_assert_int_eq(read_whole_file(p, &text, &len, 0, &err), 0);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_str_eq(text, "");
+	free(text);
 	in_tmp(p, sizeof p, "absent");
 	ck_assert_int_eq(read_whole_file(p, &text, &len, 0, &err), -PQ_EINPUT);
 	ck_assert_ptr_nonnull(strstr(err.msg, p));

@@ -128,8 +128,9 @@ static struct record_set *profile_view(const struct record_set *rs, const char *
 	*v = *rs;
 	v->inst = calloc(rs->ninst + 1, sizeof *v->inst);
 	v->ninst = 0;
+	v->cap_inst = v->inst ? rs->ninst + 1 : 0;
 	v->ev = NULL;
-	v->nev = 0;
+	v->nev = v->cap_ev = 0;
 	for (size_t i = 0; v->inst && i < rs->ninst; i++)
 		if (strcmp(rs->inst[i].profile, profile) == 0)
 			v->inst[v->ninst++] = rs->inst[i];

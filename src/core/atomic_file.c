@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
+#include "core/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -79,39 +80,31 @@ int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_er
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
 		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		fclose(fp);
-		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
-	}
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int r = 0;
 	for (;;) {
-		if (n == cap) {
-			if (max && cap >= max) {
-				free(buf);
-				fclose(fp);
-				return pq_fail(err, PQ_EINPUT, "%s: larger than %zu bytes", path, max);
-			}
-			size_t ncap = cap * 2;
-			char *nb = realloc(buf, ncap + 1);
-			if (!nb) {
-				free(buf);
-				fclose(fp);
-				return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		size_t got = fread(buf + n, 1, cap - n, fp);
-		n += got;
-		if (got == 0)
+		/* room for a read of at least 4 KiB and the NUL */
+		if (pq_grow(&buf, &cap, n + 4096 + 1, 1, 65536) < 0) {
+			r = pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
 			break;
+		}
+		size_t got = fread(buf + n, 1, cap - 1 - n, fp);
+		n += got;
+		if (max && n > max) {
+			r = pq_fail(err, PQ_EINPUT, "%s: larger than %zu bytes", path, max);
+			break;
+		}
+		if (got == 0) {
+			if (ferror(fp))
+				r = pq_fail_errno(err, PQ_EIO, "%s: read failed", path);
+			break;
+		}
 	}
-	int bad = ferror(fp);
 	fclose(fp);
-	if (bad) {
+	if (r < 0) {
 		free(buf);
-		return pq_fail_errno(err, PQ_EIO, "%s: read failed", path);
+		return r;
 	}
 	buf[n] = '\0';
 	*out = buf;
