@@ -35,6 +35,7 @@ include tests/supervise.mk
 include tests/cmd.mk
 include tests/leak.mk
 include tests/reliability.mk
+include tests/core.mk
 
 # In-tree scheme known answers: first records in make check, all in check-kat-full.
 TESTS += tests/e2e/sphincs_kat.sh

@@ -115,9 +115,9 @@ static int classify_target(const char *t, enum target_kind *k, pq_error *err)
 {
 	char p[PATH_MAX];
 	if (is_dir(t)) {
-		snprintf(p, sizeof p, "%s/scheme.json", t);
-		*k = is_file(p) ? TARGET_DESC : TARGET_TREE;
-		return 0;
+		int r = path_fmt(p, sizeof p, err, "%s/scheme.json", t);
+		*k = r == 0 && is_file(p) ? TARGET_DESC : TARGET_TREE;
+		return r;
 	}
 	if (!is_file(t))
 		return pq_fail_errno(err, PQ_EINPUT, "%s", t);

@@ -84,7 +84,8 @@ int campaign_merge(const char *out, const char *const *inputs, int n, int force,
 	int r = 0;
 	for (int i = 0; i < n && r == 0; i++) {
 		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/campaign.json", inputs[i]);
+		if ((r = path_fmt(p, sizeof p, err, "%s/campaign.json", inputs[i])) < 0)
+			break;
 		json_error_t je;
 		json_t *c = json_load_file(p, 0, &je);
 		if (!c) {
@@ -142,15 +143,16 @@ int campaign_merge(const char *out, const char *const *inputs, int n, int force,
 	for (int i = 0; i < n && r == 0; i++)
 		for (int s = 0; subdirs[s] && r == 0; s++) {
 			char a[PATH_MAX], b[PATH_MAX];
-			snprintf(a, sizeof a, "%s/%s", inputs[i], subdirs[s]);
-			snprintf(b, sizeof b, "%s/%s", out, subdirs[s]);
-			r = copy_dir(a, b, err);
+			if ((r = path_fmt(a, sizeof a, err, "%s/%s", inputs[i], subdirs[s])) == 0 &&
+			    (r = path_fmt(b, sizeof b, err, "%s/%s", out, subdirs[s])) == 0)
+				r = copy_dir(a, b, err);
 		}
 	if (r == 0) {
 		json_object_del(merged, "shard");
 		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/campaign.json", out);
-		r = json_file_write(p, merged, err);
+		r = path_fmt(p, sizeof p, err, "%s/campaign.json", out);
+		if (r == 0)
+			r = json_file_write(p, merged, err);
 	}
 	if (r == 0)
 		r = steps_report(out, err);

@@ -267,15 +267,15 @@ int scheme_desc_read(const char *path, struct scheme_desc *d, pq_error *err)
 	struct stat sb;
 	if (stat(path, &sb) != 0)
 		return pq_fail_errno(err, PQ_EINPUT, "%s", path);
-	if (S_ISDIR(sb.st_mode))
-		snprintf(file, sizeof file, "%s/scheme.json", path);
-	else
-		snprintf(file, sizeof file, "%s", path);
+	int r = S_ISDIR(sb.st_mode) ? path_fmt(file, sizeof file, err, "%s/scheme.json", path)
+	                            : path_fmt(file, sizeof file, err, "%s", path);
+	if (r < 0)
+		return r;
 	if (!realpath(file, real))
 		return pq_fail_errno(err, PQ_EINPUT, "%s", file);
 	char *text = NULL;
 	size_t len = 0;
-	int r = read_whole_file(real, &text, &len, DESC_MAX_BYTES, err);
+	r = read_whole_file(real, &text, &len, DESC_MAX_BYTES, err);
 	if (r < 0)
 		return r;
 	char dir[PATH_MAX];

@@ -5,6 +5,7 @@
 #include "report/compare.h"
 #include "report/record_set.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 #include "core/json_file.h"
 #include "profile/analysis.h"
 #include "profile/profile_export.h"
@@ -28,12 +29,12 @@ void steps_forget(const char *dir)
 	                                    "traces", "flame", "leak", NULL };
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
-		remove_dir_files(p);
+		if (path_fmt(p, sizeof p, NULL, "%s/%s", dir, subs[i]) == 0)
+			remove_dir_files(p);
 	}
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/campaign.json", dir);
-	unlink(p);
+	if (path_fmt(p, sizeof p, NULL, "%s/campaign.json", dir) == 0)
+		unlink(p);
 }
 
 static void rel_path(json_t *rec, const char *key, const char *dir)
@@ -121,8 +122,9 @@ static struct record_set *profile_view(const struct record_set *rs, const char *
 	*v = *rs;
 	v->inst = calloc(rs->ninst + 1, sizeof *v->inst);
 	v->ninst = 0;
+	v->cap_inst = v->inst ? rs->ninst + 1 : 0;
 	v->ev = NULL;
-	v->nev = 0;
+	v->nev = v->cap_ev = 0;
 	for (size_t i = 0; v->inst && i < rs->ninst; i++)
 		if (strcmp(rs->inst[i].profile, profile) == 0)
 			v->inst[v->ninst++] = rs->inst[i];
@@ -141,7 +143,8 @@ int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *ou
 		if (!other)
 			break;
 		char sub[PATH_MAX];
-		snprintf(sub, sizeof sub, "%s/compare/%s_vs_%s", dir, profiles[0], profiles[p]);
+		if ((r = path_fmt(sub, sizeof sub, err, "%s/compare/%s_vs_%s", dir, profiles[0], profiles[p])) < 0)
+			break;
 		struct compare_opts co = { .out_dir = sub };
 		json_t *res = NULL;
 		r = compare_sets(base, other, &co, &res, err);

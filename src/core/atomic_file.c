@@ -3,6 +3,7 @@
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
 #include "core/interrupt.h"
+#include "core/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,10 +16,11 @@
 int atomic_file_open(atomic_file *af, const char *path, pq_error *err)
 {
 	memset(af, 0, sizeof *af);
-	if (strlen(path) >= sizeof af->path)
-		return pq_fail(err, PQ_EINPUT, "%s: path too long", path);
-	snprintf(af->path, sizeof af->path, "%s", path);
-	snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+	int r = path_fmt(af->path, sizeof af->path, err, "%s", path);
+	if (r == 0)
+		r = path_fmt(af->tmp, sizeof af->tmp, err, "%s.tmp.%ld", path, (long)getpid());
+	if (r < 0)
+		return r;
 	interrupt_track_tmp(af->tmp, 0);
 	af->fp = fopen(af->tmp, "wb");
 	if (!af->fp) {
@@ -99,39 +101,31 @@ int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_er
 		close(fd);
 		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);
 	}
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		fclose(fp);
-		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
-	}
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int r = 0;
 	for (;;) {
-		if (n == cap) {
-			if (max && cap >= max) {
-				free(buf);
-				fclose(fp);
-				return pq_fail(err, PQ_EINPUT, "%s: larger than %zu bytes", path, max);
-			}
-			size_t ncap = cap * 2;
-			char *nb = realloc(buf, ncap + 1);
-			if (!nb) {
-				free(buf);
-				fclose(fp);
-				return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		size_t got = fread(buf + n, 1, cap - n, fp);
-		n += got;
-		if (got == 0)
+		/* room for a read of at least 4 KiB and the NUL */
+		if (pq_grow(&buf, &cap, n + 4096 + 1, 1, 65536) < 0) {
+			r = pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
 			break;
+		}
+		size_t got = fread(buf + n, 1, cap - 1 - n, fp);
+		n += got;
+		if (max && n > max) {
+			r = pq_fail(err, PQ_EINPUT, "%s: larger than %zu bytes", path, max);
+			break;
+		}
+		if (got == 0) {
+			if (ferror(fp))
+				r = pq_fail_errno(err, PQ_EIO, "%s: read failed", path);
+			break;
+		}
 	}
-	int bad = ferror(fp);
 	fclose(fp);
-	if (bad) {
+	if (r < 0) {
 		free(buf);
-		return pq_fail_errno(err, PQ_EIO, "%s: read failed", path);
+		return r;
 	}
 	buf[n] = '\0';
 	*out = buf;
@@ -140,12 +134,22 @@ int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_er
 	return 0;
 }
 
+int read_long_file(const char *path, long *v)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fscanf(f, "%ld", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
 int make_dirs(const char *path, pq_error *err)
 {
 	char buf[4096];
-	if (strlen(path) >= sizeof buf)
-		return pq_fail(err, PQ_EINPUT, "%s: path too long", path);
-	snprintf(buf, sizeof buf, "%s", path);
+	int r = path_fmt(buf, sizeof buf, err, "%s", path);
+	if (r < 0)
+		return r;
 	for (char *p = buf + 1; ; p++) {
 		if (*p == '/' || *p == '\0') {
 			char c = *p;

@@ -28,6 +28,10 @@ int atomic_write(const char *path, const void *buf, size_t len, pq_error *err);
 /* Read a whole file (NUL-terminated for convenience); caller frees. */
 int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_error *err);
 
+/* The integer a small file (a /proc or /sys value) starts with; -1 when
+ * the file cannot be read or does not start with a number. */
+int read_long_file(const char *path, long *v);
+
 /* mkdir -p. */
 int make_dirs(const char *path, pq_error *err);
 

@@ -2,8 +2,7 @@
 #include "config.h"
 #include "core/json_file.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 
 #include "core/atomic_file.h"
 
@@ -11,18 +10,13 @@ int json_file_write(const char *path, const json_t *j, pq_error *err)
 {
 	if (!j)
 		return pq_fail(err, PQ_EINTERNAL, "%s: no JSON document to write", path);
-	char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!text)
-		return pq_fail(err, PQ_ENOMEM, "%s: cannot serialise JSON", path);
-	size_t n = strlen(text);
-	char *nl = realloc(text, n + 2);
-	if (!nl) {
-		free(text);
-		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
+	atomic_file af;
+	int r = atomic_file_open(&af, path, err);
+	if (r < 0)
+		return r;
+	if (json_dumpf(j, af.fp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || fputc('\n', af.fp) == EOF) {
+		atomic_file_abort(&af);
+		return pq_fail(err, PQ_EIO, "%s: cannot write JSON", path);
 	}
-	nl[n] = '\n';
-	nl[n + 1] = '\0';
-	int r = atomic_write(path, nl, n + 1, err);
-	free(nl);
-	return r;
+	return atomic_file_commit(&af, err);
 }

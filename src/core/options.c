@@ -1,8 +1,10 @@
 /* options: the shared command-line parser; see options.h. */
 #include "config.h"
 #include "core/options.h"
+#include "core/grow.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,14 +26,10 @@ static const struct option_spec *find_short(const struct option_spec *s, char c)
 
 static int list_push(struct opt_list *l, const char *v)
 {
-	if (l->n == l->cap) {
-		int ncap = l->cap ? l->cap * 2 : 8;
-		const char **ni = realloc(l->items, (size_t)ncap * sizeof *ni);
-		if (!ni)
-			return -1;
-		l->items = ni;
-		l->cap = ncap;
-	}
+	size_t cap = (size_t)l->cap;
+	if (pq_grow(&l->items, &cap, (size_t)l->n + 1, sizeof *l->items, 8) < 0 || cap > INT_MAX)
+		return -1;
+	l->cap = (int)cap;
 	l->items[l->n++] = v;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "instance/flag_check.h"
 #include "core/atomic_file.h"
 #include "core/contain.h"
+#include "core/fixed_str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -616,10 +617,13 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	 * the target), copied beside the target and renamed: a failed build
 	 * leaves no half library.
 	 */
-	char tmp_out[PATH_MAX], linked[PATH_MAX];
-	snprintf(tmp_out, sizeof tmp_out, "%s.tmp.%ld", opt->out_path, (long)getpid());
-	snprintf(linked, sizeof linked, "%s/instance.so", tmpdir);
-	interrupt_track_tmp(tmp_out, 0);
+	char tmp_out[PATH_MAX] = "", linked[PATH_MAX] = "";
+	if (r == 0)
+		r = path_fmt(tmp_out, sizeof tmp_out, err, "%s.tmp.%ld", opt->out_path, (long)getpid());
+	if (r == 0)
+		r = path_fmt(linked, sizeof linked, err, "%s/instance.so", tmpdir);
+	if (r == 0)
+		interrupt_track_tmp(tmp_out, 0);
 	av_push(&link, "-o");
 	av_push(&link, linked);
 	int u = 0;
@@ -628,10 +632,10 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		if (!shim && !ts->files[i].keep)
 			continue;
 		char src[PATH_MAX], obj[PATH_MAX], log[PATH_MAX];
-		if (shim)
-			snprintf(src, sizeof src, "%s", shim_path);
-		else
-			snprintf(src, sizeof src, "%s/%s", base, ts->files[i].rel);
+		r = shim ? path_fmt(src, sizeof src, err, "%s", shim_path)
+		         : path_fmt(src, sizeof src, err, "%s/%s", base, ts->files[i].rel);
+		if (r < 0)
+			break;
 		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
 		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
 		av_push(&cmds[u], cc);

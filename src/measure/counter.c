@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "measure/counter.h"
+#include "core/atomic_file.h"
 #include "measure/stats.h"
 #include "core/fixed_str.h"
 
@@ -41,14 +42,8 @@ static const char *errno_name(int e)
 
 static int read_paranoid(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = -100;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -100;
-		fclose(f);
-	}
-	return v;
+	long v;
+	return read_long_file("/proc/sys/kernel/perf_event_paranoid", &v) == 0 ? (int)v : -100;
 }
 
 void counter_perf_failure_reason(int e, const struct perf_event_attr *attr, char *buf, size_t len)

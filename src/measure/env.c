@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "measure/env.h"
+#include "core/atomic_file.h"
 #include "measure/counter.h"
 #include "core/fixed_str.h"
 #include "core/contain.h"
@@ -66,12 +67,8 @@ static int read_line(const char *path, char *buf, size_t len)
 
 static long read_long(const char *path)
 {
-	char buf[64], *end;
-	if (read_line(path, buf, sizeof buf) < 0)
-		return -1;
-	errno = 0;
-	long v = strtol(buf, &end, 10);
-	return errno || end == buf ? -1 : v;
+	long v;
+	return read_long_file(path, &v) == 0 ? v : -1;
 }
 
 /* Value after "name<spaces>:" on the first matching line of a /proc file. */

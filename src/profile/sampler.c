@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "profile/sampler.h"
+#include "core/atomic_file.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -99,14 +100,8 @@ static long perf_open(struct perf_event_attr *attr)
 
 static unsigned long max_sample_rate(void)
 {
-	unsigned long v = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
+	long v;
+	return read_long_file("/proc/sys/kernel/perf_event_max_sample_rate", &v) == 0 && v > 0 ? (unsigned long)v : 0;
 }
 
 static int is_pow2(unsigned v)
@@ -225,14 +220,10 @@ static int try_open(const struct sampler_config *cfg, enum sampler_event ev,
 static const char *paranoid_note(void)
 {
 	static char buf[64];
-	int v = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	if (!f)
+	long v;
+	if (read_long_file("/proc/sys/kernel/perf_event_paranoid", &v) < 0)
 		return "perf_event_paranoid unreadable";
-	if (fscanf(f, "%d", &v) != 1)
-		v = 99;
-	fclose(f);
-	snprintf(buf, sizeof buf, "perf_event_paranoid=%d", v);
+	snprintf(buf, sizeof buf, "perf_event_paranoid=%ld", v);
 	return buf;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "profile/uprobe_count.h"
+#include "core/atomic_file.h"
 #include "core/grow.h"
 
 #include <errno.h>
@@ -172,16 +173,6 @@ void uprobe_targets_free(struct uprobe_targets *ts)
 
 /* ---- permissions ---- */
 
-static int read_int_file(const char *path, int *v)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	int ok = fscanf(f, "%d", v) == 1;
-	fclose(f);
-	return ok ? 0 : -1;
-}
-
 static int has_cap(int bit)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -199,7 +190,9 @@ static int has_cap(int bit)
 static int not_permitted(pq_error *err)
 {
 	int paranoid = 99;
-	read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	long p;
+	if (read_long_file("/proc/sys/kernel/perf_event_paranoid", &p) == 0)
+		paranoid = (int)p;
 	return pq_fail(err, PQ_EPERF,
 	               "uprobes not permitted: perf_event_paranoid=%d and no CAP_PERFMON "
 	               "(run as root or grant CAP_PERFMON)", paranoid);
@@ -207,8 +200,8 @@ static int not_permitted(pq_error *err)
 
 int uprobe_available(pq_error *why)
 {
-	int type;
-	if (read_int_file(UPROBE_TYPE_FILE, &type) < 0)
+	long type;
+	if (read_long_file(UPROBE_TYPE_FILE, &type) < 0)
 		return pq_fail(why, PQ_EPERF,
 		               "uprobe PMU not available (no %s; kernel without CONFIG_UPROBE_EVENTS?)",
 		               UPROBE_TYPE_FILE);
@@ -223,8 +216,8 @@ int uprobe_counters_open(struct uprobe_counters *uc, const char *lib_path,
                          const struct uprobe_targets *ts, pid_t pid, pq_error *err)
 {
 	memset(uc, 0, sizeof *uc);
-	int type;
-	if (read_int_file(UPROBE_TYPE_FILE, &type) < 0)
+	long type;
+	if (read_long_file(UPROBE_TYPE_FILE, &type) < 0)
 		return pq_fail(err, PQ_EPERF,
 		               "uprobe PMU not available (no %s; kernel without CONFIG_UPROBE_EVENTS?)",
 		               UPROBE_TYPE_FILE);

@@ -5,6 +5,7 @@
 #include "report/report.h"
 #include "core/units.h"
 #include "core/atomic_file.h"
+#include "core/fixed_str.h"
 #include "core/json_file.h"
 #include "measure/stats.h"
 #include "trace/flamegraph.h"
@@ -232,9 +233,10 @@ static int load_folded(const char *dir, const char *rel, const char *op, const c
                        pq_error *err)
 {
 	char path[4096 + RS_PATH + 2];
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
 	char *text = NULL;
-	int r = read_whole_file(path, &text, NULL, 256u << 20, err);
+	int r = path_fmt(path, sizeof path, err, "%s/%s", dir, rel);
+	if (r == 0)
+		r = read_whole_file(path, &text, NULL, 256u << 20, err);
 	if (r < 0)
 		return r;
 	folded *f = folded_new(event);
@@ -275,8 +277,9 @@ static void diff_flame(const struct record_set *a, const struct record_set *b, c
 	folded *fa = NULL, *fb = NULL;
 	pq_error e = { 0 };
 	char dir[4200], path[4200 + RS_NAME + 32];
-	snprintf(dir, sizeof dir, "%s/flame", o->out_dir);
-	snprintf(path, sizeof path, "%s/diff_%s__%s.svg", dir, p->b->label, oa->op);
+	if (path_fmt(dir, sizeof dir, &e, "%s/flame", o->out_dir) < 0 ||
+	    path_fmt(path, sizeof path, &e, "%s/diff_%s__%s.svg", dir, p->b->label, oa->op) < 0)
+		dir[0] = path[0] = '\0';
 	char title[2 * RS_NAME + 64];
 	snprintf(title, sizeof title, "%s %s: B vs A (red grew, blue shrank)", p->a->name, oa->op);
 	struct flamegraph_opts fo = { .title = title };
@@ -508,12 +511,13 @@ int compare_write(const json_t *result, const char *out_dir, pq_error *err)
 	rdoc_init(&doc);
 	r = compare_doc(result, &doc, err);
 	if (r == 0) {
-		snprintf(path, sizeof path, "%s/compare.md", out_dir);
-		r = report_write_markdown(&doc, path, err);
+		r = path_fmt(path, sizeof path, err, "%s/compare.md", out_dir);
+		if (r == 0)
+			r = report_write_markdown(&doc, path, err);
 	}
 	rdoc_free(&doc);
 	if (r < 0)
 		return r;
-	snprintf(path, sizeof path, "%s/compare.json", out_dir);
-	return json_file_write(path, result, err);
+	r = path_fmt(path, sizeof path, err, "%s/compare.json", out_dir);
+	return r < 0 ? r : json_file_write(path, result, err);
 }

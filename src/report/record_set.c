@@ -5,6 +5,7 @@
 #include "report/jpath.h"
 #include "core/atomic_file.h"
 #include "core/digest.h"
+#include "core/fixed_str.h"
 #include "core/safe_name.h"
 
 #include <dirent.h>
@@ -21,7 +22,9 @@
 static int file_present(const char *dir, const char *rel, pq_error *err)
 {
 	char path[4096 + RS_PATH + 2];
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	int r = path_fmt(path, sizeof path, err, "%s/%s", dir, rel);
+	if (r < 0)
+		return r;
 	struct stat sb;
 	if (stat(path, &sb) != 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : pq_fail_errno(err, PQ_EINPUT, "%s", path);
@@ -42,10 +45,11 @@ static int load_json(const char *dir, const char *rel, const char *schema, json_
 	if (present <= 0)
 		return present;
 	char path[4096 + RS_PATH + 2];
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
 	char *text = NULL;
 	size_t len = 0;
-	int r = read_whole_file(path, &text, &len, RS_MAX_RECORD_BYTES, err);
+	int r = path_fmt(path, sizeof path, err, "%s/%s", dir, rel);
+	if (r == 0)
+		r = read_whole_file(path, &text, &len, RS_MAX_RECORD_BYTES, err);
 	if (r < 0)
 		return r;
 	json_error_t je;
@@ -81,8 +85,9 @@ static int add_evidence(struct record_set *rs, const char *instance, const char 
 	snprintf(e->item, sizeof e->item, "%s", item);
 	snprintf(e->file, sizeof e->file, "%s", rel);
 	char path[4096 + RS_PATH + 2];
-	snprintf(path, sizeof path, "%s/%s", rs->dir, rel);
-	int r = sha256_file_hex(path, e->sha256, err);
+	int r = path_fmt(path, sizeof path, err, "%s/%s", rs->dir, rel);
+	if (r == 0)
+		r = sha256_file_hex(path, e->sha256, err);
 	if (r < 0)
 		return r;
 	rs->nev++;

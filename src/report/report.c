@@ -1,6 +1,7 @@
 /* report: write report.md, report.html, report.csv and report.json; see report.h. */
 #include "config.h"
 #include "report/report.h"
+#include "core/fixed_str.h"
 
 #include <stdio.h>
 
@@ -12,21 +13,25 @@ int report_write_set(const struct record_set *rs, const char *out_dir, pq_error 
 	rdoc_init(&doc);
 	int r = report_build_doc(rs, &doc, err);
 	if (r == 0) {
-		snprintf(path, sizeof path, "%s/report.md", dir);
-		r = report_write_markdown(&doc, path, err);
+		r = path_fmt(path, sizeof path, err, "%s/report.md", dir);
+		if (r == 0)
+			r = report_write_markdown(&doc, path, err);
 	}
 	if (r == 0) {
-		snprintf(path, sizeof path, "%s/report.html", dir);
-		r = report_write_html(&doc, rs->dir, path, err);
+		r = path_fmt(path, sizeof path, err, "%s/report.html", dir);
+		if (r == 0)
+			r = report_write_html(&doc, rs->dir, path, err);
 	}
 	rdoc_free(&doc);
 	if (r == 0) {
-		snprintf(path, sizeof path, "%s/report.csv", dir);
-		r = report_write_csv(rs, path, err);
+		r = path_fmt(path, sizeof path, err, "%s/report.csv", dir);
+		if (r == 0)
+			r = report_write_csv(rs, path, err);
 	}
 	if (r == 0) {
-		snprintf(path, sizeof path, "%s/report.json", dir);
-		r = report_write_json(rs, path, err);
+		r = path_fmt(path, sizeof path, err, "%s/report.json", dir);
+		if (r == 0)
+			r = report_write_json(rs, path, err);
 	}
 	return r;
 }
