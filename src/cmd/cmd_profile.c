@@ -13,7 +13,6 @@
 #include "measure/env.h"
 #include "profile/profile_run.h"
 #include "runner/bench.h"
-#include "runner/child.h"
 
 #include <stdio.h>
 #include <stdlib.h>

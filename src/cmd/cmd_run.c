@@ -4,7 +4,6 @@
 #include "cmd/cmd_common.h"
 #include "campaign/campaign.h"
 #include "core/options.h"
-#include "runner/child.h"
 
 #include <stdio.h>
 #include <stdlib.h>
