@@ -14,6 +14,7 @@ libpqprof_a_SOURCES += \
 # profile recording (parent side), trace analysis and the text report.
 libpqprof_a_SOURCES += \
 	src/profile/profile_run.c src/profile/profile_run.h \
-	src/profile/analysis.c src/profile/analysis.h \
+	src/profile/analysis.c src/profile/analysis.h src/profile/analysis_model.h \
+	src/profile/analysis_record.c \
 	src/profile/profile_export.c src/profile/profile_export.h \
 	src/profile/profile_text.c src/profile/profile_text.h

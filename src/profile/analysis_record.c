@@ -1,0 +1,473 @@
+/*
+ * analysis_record: the pqprof.profile/1 record of one operation, from the
+ * model analysis.c built (analysis_model.h): self and inclusive shares
+ * with their intervals, hottest source lines, the call tree, function
+ * groups and exact calls per operation.  The attribution rules are in
+ * analysis.h.
+ */
+#include "config.h"
+#include "profile/analysis.h"
+#include "profile/analysis_model.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct op_tally {
+	uint64_t *self, *incl;
+	uint32_t *stamp;            /* last stack that counted a function inclusively */
+	uint64_t truncated;
+};
+
+struct line_hit {
+	uint32_t func;
+	const char *file;
+	unsigned line;
+	uint64_t samples;
+};
+
+struct tree_node {
+	uint32_t func, parent;
+	uint64_t count;
+};
+
+struct tree {
+	struct tree_node *n;
+	size_t nn, cap;
+	struct strmap idx;          /* int_key(parent << 32 | func) -> node */
+};
+
+static int tree_add(struct tree *t, const struct analysis *a, const struct stk *k)
+{
+	uint32_t parent = 0;
+	t->n[0].count += k->count;
+	for (uint32_t j = k->keep; j-- > 0;) {
+		uint32_t f = a->af[a->xf[k->xoff + j]].func;
+		char key[17];
+		size_t klen = int_key(key, (uint64_t)parent << 32 | f), v;
+		uint32_t node;
+		if (strmap_get(&t->idx, key, klen, &v)) {
+			node = (uint32_t)v;
+		} else {
+			if (grow(&t->n, &t->cap, t->nn + 1, sizeof *t->n) < 0)
+				return -1;
+			node = (uint32_t)t->nn++;
+			t->n[node] = (struct tree_node){ f, parent, 0 };
+			if (strmap_put(&t->idx, key, klen, node) < 0)
+				return -1;
+		}
+		t->n[node].count += k->count;
+		parent = node;
+	}
+	return 0;
+}
+
+struct tree_emit {
+	const struct analysis *a;
+	const struct tree *t;
+	uint32_t *order;            /* nodes sorted by parent, then count descending */
+	size_t *first;              /* first child of node in order[], per node */
+	uint64_t total, min;
+	int maxdepth;
+	json_t *out;
+};
+
+static int cmp_tree(const void *x, const void *y, void *ctx)
+{
+	const struct tree *t = ctx;
+	const struct tree_node *a = &t->n[*(const uint32_t *)x];
+	const struct tree_node *b = &t->n[*(const uint32_t *)y];
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return 0;
+}
+
+static void tree_walk(struct tree_emit *e, uint32_t node, int depth)
+{
+	for (size_t i = e->first[node]; i < e->t->nn - 1; i++) {
+		uint32_t c = e->order[i];
+		const struct tree_node *n = &e->t->n[c];
+		if (n->parent != node || n->count < e->min)
+			break;
+		const struct afunc *f = &e->a->funcs[n->func];
+		json_array_append_new(e->out, json_pack("{s:i, s:s, s:s?, s:I, s:f}", "depth", depth,
+		                                        "name", f->name, "module", f->module, "samples",
+		                                        (json_int_t)n->count, "share",
+		                                        (double)n->count / (double)e->total));
+		if (depth + 1 < e->maxdepth)
+			tree_walk(e, c, depth + 1);
+	}
+}
+
+static json_t *tree_json(const struct analysis *a, struct tree *t, uint64_t total)
+{
+	json_t *out = json_array();
+	if (t->nn < 2 || !total)
+		return out;
+	uint32_t *order = malloc((t->nn - 1) * sizeof *order);
+	size_t *first = malloc(t->nn * sizeof *first);
+	if (!order || !first) {
+		free(order);
+		free(first);
+		return out;
+	}
+	for (size_t i = 1; i < t->nn; i++)
+		order[i - 1] = (uint32_t)i;
+	qsort_r(order, t->nn - 1, sizeof *order, cmp_tree, t);
+	for (size_t i = 0; i < t->nn; i++)
+		first[i] = t->nn - 1;
+	for (size_t i = t->nn - 1; i-- > 0;)
+		first[t->n[order[i]].parent] = i;
+	double ms = a->opts.tree_min_share > 0 ? a->opts.tree_min_share : 0.01;
+	uint64_t min = (uint64_t)(ms * (double)total);
+	struct tree_emit e = { a, t, order, first, total, min ? min : 1,
+	                       a->opts.tree_depth > 0 ? a->opts.tree_depth : 24, out };
+	tree_walk(&e, 0, 0);
+	free(order);
+	free(first);
+	return out;
+}
+
+static int cmp_lines(const void *x, const void *y)
+{
+	const struct line_hit *a = x, *b = y;
+	return a->samples != b->samples ? (a->samples > b->samples ? -1 : 1) : 0;
+}
+
+static json_t *lines_json(const struct analysis *a, uint64_t samples, uint32_t opi)
+{
+	json_t *out = json_array();
+	int want = a->opts.lines ? a->opts.lines : 10;
+	if (want < 0 || !samples)
+		return out;
+	struct strmap idx = { 0 };
+	struct line_hit *h = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < a->nstks; i++) {
+		const struct stk *k = &a->stks[i];
+		if (k->op != opi || !k->xn || k->harness)
+			continue;
+		const struct aframe *f = &a->af[a->xf[k->xoff]];
+		if (!f->file || !f->line)
+			continue;
+		char key[4400];
+		int kl = snprintf(key, sizeof key, "%u\x1f%s\x1f%u", f->func, f->file, f->line);
+		if (kl < 0 || (size_t)kl >= sizeof key)
+			continue;
+		size_t v;
+		if (!strmap_get(&idx, key, (size_t)kl, &v)) {
+			if (grow(&h, &cap, n + 1, sizeof *h) < 0 || strmap_put(&idx, key, (size_t)kl, n) < 0)
+				break;
+			h[n] = (struct line_hit){ f->func, f->file, f->line, 0 };
+			v = n++;
+		}
+		h[v].samples += k->count;
+	}
+	qsort(h, n, sizeof *h, cmp_lines);
+	for (size_t i = 0; i < n && (int)i < want; i++)
+		json_array_append_new(out, json_pack("{s:s, s:s, s:i, s:I, s:f}", "function",
+		                                     a->funcs[h[i].func].name, "file", h[i].file, "line",
+		                                     (int)h[i].line, "samples", (json_int_t)h[i].samples,
+		                                     "share", (double)h[i].samples / (double)samples));
+	free(h);
+	strmap_free(&idx);
+	return out;
+}
+
+static int cmp_self(const void *x, const void *y, void *ctx)
+{
+	const struct op_tally *t = ctx;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	if (t->self[a] != t->self[b])
+		return t->self[a] > t->self[b] ? -1 : 1;
+	if (t->incl[a] != t->incl[b])
+		return t->incl[a] > t->incl[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_incl(const void *x, const void *y, void *ctx)
+{
+	const struct op_tally *t = ctx;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	if (t->incl[a] != t->incl[b])
+		return t->incl[a] > t->incl[b] ? -1 : 1;
+	return cmp_self(x, y, ctx);
+}
+
+static json_t *share_pack(uint64_t k, uint64_t n, const char *pfx, json_t *obj)
+{
+	double lo, hi;
+	groups_wilson95(k, n, &lo, &hi);
+	char key[32];
+	snprintf(key, sizeof key, "%s", pfx);
+	json_object_set_new(obj, key, json_integer((json_int_t)k));
+	snprintf(key, sizeof key, "%s_share", pfx);
+	json_object_set_new(obj, key, json_real(n ? (double)k / (double)n : 0));
+	snprintf(key, sizeof key, "%s_lo", pfx);
+	json_object_set_new(obj, key, json_real(lo));
+	snprintf(key, sizeof key, "%s_hi", pfx);
+	json_object_set_new(obj, key, json_real(hi));
+	return obj;
+}
+
+static json_t *units_or_null(double share, double upo)
+{
+	return upo > 0 ? json_real(share * upo) : json_null();
+}
+
+static json_t *functions_json(const struct analysis *a, const struct op_tally *t, uint64_t samples,
+                              double upo)
+{
+	int top = a->opts.top > 0 ? a->opts.top : 15;
+	json_t *out = json_array();
+	uint32_t *ids = malloc((a->nfuncs + 1) * sizeof *ids);
+	unsigned char *pick = calloc(a->nfuncs + 1, 1);
+	if (!ids || !pick) {
+		free(ids);
+		free(pick);
+		return out;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < a->nfuncs; i++)
+		if (t->incl[i] || t->self[i])
+			ids[n++] = (uint32_t)i;
+	qsort_r(ids, n, sizeof *ids, cmp_incl, (void *)t);
+	for (size_t i = 0; i < n && (int)i < top; i++)
+		pick[ids[i]] = 1;
+	qsort_r(ids, n, sizeof *ids, cmp_self, (void *)t);
+	for (size_t i = 0; i < n && (int)i < top; i++)
+		if (t->self[ids[i]])
+			pick[ids[i]] = 1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = ids[i];
+		if (!pick[f])
+			continue;
+		const struct afunc *fn = &a->funcs[f];
+		json_t *o = json_pack("{s:s, s:s?}", "name", fn->name, "module", fn->module);
+		share_pack(t->self[f], samples, "self", o);
+		share_pack(t->incl[f], samples, "incl", o);
+		double ss = samples ? (double)t->self[f] / (double)samples : 0;
+		double is = samples ? (double)t->incl[f] / (double)samples : 0;
+		json_object_set_new(o, "self_units_per_op", units_or_null(ss, upo));
+		json_object_set_new(o, "incl_units_per_op", units_or_null(is, upo));
+		json_object_set_new(o, "units_per_op", units_or_null(is, upo));
+		json_object_set_new(o, "in_instance", json_boolean(fn->in_lib));
+		json_array_append_new(out, o);
+	}
+	free(ids);
+	free(pick);
+	return out;
+}
+
+/* Inclusive share of the function called name (the instance's copy first). */
+static double incl_share_of(const struct analysis *a, const struct op_tally *t, uint64_t samples,
+                            const char *name)
+{
+	uint64_t best = 0;
+	int found_lib = 0;
+	for (size_t i = 0; i < a->nfuncs; i++) {
+		if (strcmp(a->funcs[i].name, name) != 0)
+			continue;
+		if (a->funcs[i].in_lib && !found_lib) {
+			best = t->incl[i];
+			found_lib = 1;
+		} else if (!found_lib && t->incl[i] > best) {
+			best = t->incl[i];
+		}
+	}
+	return samples ? (double)best / (double)samples : 0;
+}
+
+static json_t *calls_json(const struct analysis *a, const struct op_tally *t, const char *opname,
+                          uint64_t samples, double upo)
+{
+	json_t *c = json_object_get(json_object_get(a->header, "calls"), opname);
+	if (!json_is_object(c))
+		return json_pack("{s:b, s:s, s:[]}", "available", 0, "reason",
+		                 "the trace holds no call counts for this operation", "functions");
+	if (!json_is_true(json_object_get(c, "available")))
+		return json_pack("{s:b, s:s, s:[]}", "available", 0, "reason",
+		                 header_str(c, "reason", "unknown"), "functions");
+	json_t *fns = json_array();
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(c, "functions"), i, f) {
+		const char *name = json_string_value(json_object_get(f, "name"));
+		if (!name)
+			continue;
+		double cpo = json_number_value(json_object_get(f, "calls_per_op"));
+		double share = incl_share_of(a, t, samples, name);
+		json_array_append_new(fns, json_pack("{s:s, s:f, s:O?, s:O?, s:f, s:o}", "name", name,
+		                                     "calls_per_op", cpo, "min", json_object_get(f, "min"),
+		                                     "max", json_object_get(f, "max"), "incl_share", share,
+		                                     "units_per_call",
+		                                     cpo > 0 && upo > 0 ? json_real(share * upo / cpo)
+		                                                        : json_null()));
+	}
+	return json_pack("{s:b, s:s, s:O?, s:o}", "available", 1, "reason", "", "ops",
+	                 json_object_get(c, "ops"), "functions", fns);
+}
+
+static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint64_t samples,
+                           double upo, const json_t *calls)
+{
+	json_t *out = json_array();
+	for (size_t g = 0; g < groups_count(a->groups); g++) {
+		char buf[4096];
+		groups_describe(a->groups, g, buf, sizeof buf);
+		json_t *globs = json_array();
+		for (char *save = NULL, *tk = strtok_r(buf, ",", &save); tk; tk = strtok_r(NULL, ",", &save))
+			json_array_append_new(globs, json_string(tk));
+		json_t *o = json_pack("{s:s, s:o}", "name", groups_name(a->groups, g), "globs", globs);
+		double lo, hi, share = samples ? (double)hits[g] / (double)samples : 0;
+		groups_wilson95(hits[g], samples, &lo, &hi);
+		json_object_set_new(o, "samples", json_integer((json_int_t)hits[g]));
+		json_object_set_new(o, "share", json_real(share));
+		json_object_set_new(o, "lo", json_real(lo));
+		json_object_set_new(o, "hi", json_real(hi));
+		json_object_set_new(o, "units_per_op", units_or_null(share, upo));
+		/* Calls: every counted function matching one of the globs. */
+		double cpo = 0;
+		json_t *called = json_array();
+		size_t i, j;
+		json_t *f, *glob;
+		json_array_foreach(json_object_get(calls, "functions"), i, f) {
+			const char *name = json_string_value(json_object_get(f, "name"));
+			json_array_foreach(json_object_get(o, "globs"), j, glob) {
+				if (name && fnmatch(json_string_value(glob), name, 0) == 0) {
+					cpo += json_number_value(json_object_get(f, "calls_per_op"));
+					json_array_append_new(called, json_string(name));
+					break;
+				}
+			}
+		}
+		int have = json_is_true(json_object_get(calls, "available")) && json_array_size(called);
+		json_object_set_new(o, "counted", called);
+		json_object_set_new(o, "calls_per_op", have ? json_real(cpo) : json_null());
+		json_object_set_new(o, "units_per_call",
+		                    have && cpo > 0 && upo > 0 ? json_real(share * upo / cpo) : json_null());
+		json_array_append_new(out, o);
+	}
+	return out;
+}
+
+static uint64_t op_calls(const struct analysis *a, const struct opinfo *o)
+{
+	const char *markers = header_str(a->header, "op_markers", "per-call");
+	return strcmp(markers, "per-run") == 0 ? o->max_end : o->ends;
+}
+
+int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_error *err)
+{
+	*record = NULL;
+	size_t opi = NONE;
+	for (size_t i = 0; i < a->nops; i++)
+		if (strcmp(a->ops[i].name, opname) == 0)
+			opi = i;
+	if (opi == NONE)
+		return pq_fail(err, PQ_EUSAGE, "%s: no operation '%s' in the trace", a->trace_path, opname);
+	const struct opinfo *o = &a->ops[opi];
+	size_t ng = groups_count(a->groups);
+	struct op_tally t = { calloc(a->nfuncs + 1, 8), calloc(a->nfuncs + 1, 8),
+	                      calloc(a->nfuncs + 1, 4), 0 };
+	uint64_t *ghits = calloc(ng + 1, sizeof *ghits);
+	unsigned char *gflag = calloc(ng + 1, 1);
+	const char **names = NULL;
+	size_t capnames = 0;
+	struct tree tr = { 0 };
+	int rc = 0;
+	if (!t.self || !t.incl || !t.stamp || !ghits || !gflag ||
+	    grow(&tr.n, &tr.cap, 1, sizeof *tr.n) < 0) {
+		rc = oom(err);
+		goto out;
+	}
+	tr.n[0] = (struct tree_node){ NO_FUNC, 0, 0 };
+	tr.nn = 1;
+	int count_truncated = strcmp(a->callgraph, "none") != 0;
+	uint64_t samples = 0, weight = 0, harness = 0;
+	for (size_t i = 0; i < a->nstks; i++) {
+		const struct stk *k = &a->stks[i];
+		if (k->op != opi)
+			continue;
+		if (k->harness) {
+			harness += k->count;
+			continue;
+		}
+		samples += k->count;
+		weight += k->weight;
+		if (!k->xn)
+			continue;
+		const uint32_t *x = a->xf + k->xoff;
+		t.self[a->af[x[0]].func] += k->count;
+		for (uint32_t j = 0; j < k->keep; j++) {
+			uint32_t f = a->af[x[j]].func;
+			if (t.stamp[f] != i + 1) {
+				t.stamp[f] = (uint32_t)i + 1;
+				t.incl[f] += k->count;
+			}
+		}
+		if (count_truncated && a->funcs[a->af[x[k->xn - 1]].func].in_lib)
+			t.truncated += k->count;
+		if (grow(&names, &capnames, k->xn, sizeof *names) < 0) {
+			rc = oom(err);
+			goto out;
+		}
+		for (uint32_t j = 0; j < k->xn; j++)
+			names[j] = a->funcs[a->af[x[j]].func].name;
+		if (groups_match_stack(a->groups, names, k->xn, gflag))
+			for (size_t g = 0; g < ng; g++)
+				if (gflag[g])
+					ghits[g] += k->count;
+		if (tree_add(&tr, a, k) < 0) {
+			rc = oom(err);
+			goto out;
+		}
+	}
+	uint64_t ops = op_calls(a, o);
+	double upo = ops ? (double)weight / (double)ops : 0;
+	json_t *calls = calls_json(a, &t, o->name, samples, upo);
+	json_t *r = json_object();
+	json_object_set_new(r, "schema", json_string("pqprof.profile/1"));
+	json_object_set_new(r, "status", json_string("complete"));
+	json_object_set_new(r, "instance", json_deep_copy(json_object_get(a->header, "instance")));
+	json_object_set_new(r, "op", json_string(o->name));
+	json_object_set_new(r, "event", json_string(a->event));
+	json_object_set_new(r, "unit", json_string(a->unit));
+	json_object_set_new(r, "event_fallback", json_string(header_str(a->header, "event_fallback", "")));
+	json_object_set_new(r, "callgraph", json_string(a->callgraph));
+	json_object_set_new(r, "freq", json_deep_copy(json_object_get(a->header, "freq")));
+	json_object_set_new(r, "period", json_deep_copy(json_object_get(a->header, "period")));
+	json_object_set_new(r, "samples", json_integer((json_int_t)samples));
+	json_object_set_new(r, "weight", json_integer((json_int_t)weight));
+	json_object_set_new(r, "harness_samples", json_integer((json_int_t)harness));
+	json_object_set_new(r, "trace_samples", json_integer((json_int_t)o->samples));
+	json_object_set_new(r, "lost", json_integer((json_int_t)o->lost));
+	json_object_set_new(r, "truncated", json_integer((json_int_t)t.truncated));
+	json_object_set_new(r, "runs", json_integer((json_int_t)o->runs));
+	json_object_set_new(r, "ops", json_integer((json_int_t)ops));
+	json_object_set_new(r, "units_per_op", ops ? json_real(upo) : json_null());
+	json_object_set_new(r, "functions", functions_json(a, &t, samples, upo));
+	json_object_set_new(r, "lines", lines_json(a, samples, (uint32_t)opi));
+	json_object_set_new(r, "tree", tree_json(a, &tr, samples));
+	json_object_set_new(r, "groups", groups_json(a, ghits, samples, upo, calls));
+	json_object_set_new(r, "calls", calls);
+	json_object_set_new(r, "trace", json_string(a->trace_path));
+	json_object_set_new(r, "flamegraph", a->opts.flamegraph ? json_string(a->opts.flamegraph) : json_null());
+	json_object_set_new(r, "folded", a->opts.folded ? json_string(a->opts.folded) : json_null());
+	json_object_set_new(r, "modules_unverified", json_deep_copy(a->unverified));
+	json_object_set_new(r, "warnings", json_deep_copy(a->warnings));
+	*record = r;
+out:
+	free(t.self);
+	free(t.incl);
+	free(t.stamp);
+	free(ghits);
+	free(gflag);
+	free(names);
+	free(tr.n);
+	strmap_free(&tr.idx);
+	return rc;
+}
