@@ -185,8 +185,15 @@ void contain_share_dir(const char *dir)
 		chmod(dir, 0777);
 }
 
+static int access_by(const char *path, int mode, uid_t uid, gid_t gid);
+
 /* Can the unprivileged uid read `path`?  Asked in a child that drops to it. */
 static int readable_by(const char *path, uid_t uid, gid_t gid)
+{
+	return access_by(path, R_OK, uid, gid);
+}
+
+static int access_by(const char *path, int mode, uid_t uid, gid_t gid)
 {
 	pid_t p = fork();
 	if (p < 0)
@@ -194,7 +201,7 @@ static int readable_by(const char *path, uid_t uid, gid_t gid)
 	if (p == 0) {
 		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0)
 			_exit(1);
-		_exit(access(path, R_OK) == 0 ? 0 : 1);
+		_exit(access(path, mode) == 0 ? 0 : 1);
 	}
 	int st = 0;
 	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
@@ -326,6 +333,14 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 		c->via_fd = 1;
 	if (o && o->workdir)
 		snprintf(c->workdir, sizeof c->workdir, "%s", o->workdir);
+	for (int i = 0; c->as_user && o && i < o->nsearch_dirs; i++) {
+		struct stat sb;
+		if (stat(o->search_dirs[i], &sb) == 0 && !access_by(o->search_dirs[i], X_OK, caps.uid, caps.gid)) {
+			c->as_user = 0;
+			snprintf(c->note, sizeof c->note, "ran with pqprof's uid: %s (the library's run path) is not searchable by %s",
+			         o->search_dirs[i], caps.user);
+		}
+	}
 	if (make_scratch(c, err) < 0)
 		return -PQ_EIO;
 	if (!caps.pid_ns) {

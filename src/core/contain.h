@@ -65,6 +65,13 @@ struct contained {
 
 struct contain_opts {
 	const char *readable;   /* a file the job must read (see contain_job_path) */
+	/*
+	 * Directories the job must search by path (a library's run path):
+	 * when the unprivileged uid cannot, the job keeps pqprof's uid and
+	 * `note` says why.
+	 */
+	const char *const *search_dirs;
+	int nsearch_dirs;
 	int no_user_change;     /* keep pqprof's uid (jobs that need it) */
 	/*
 	 * Working directory instead of the scratch directory, entered before

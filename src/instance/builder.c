@@ -665,11 +665,22 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 			av_push(&link, lw[i]);
 		av_push(&link, "-lm");
 		free_words(lw, ln);
+		if (ln > 0)
+			notes_add(res, "containment: linked as the calling user (libraries from --ldflags)");
 		char log[PATH_MAX];
 		snprintf(log, sizeof log, "%s/link.log", tmpdir);
 		char *logp = log;
 		const char *lname = opt->out_path;
-		r = run_units(&link, &logp, &lname, 1, 1, "linking", &lim, base, tmpdir, err);
+		/*
+		 * Libraries named with --ldflags are the user's own and may sit in
+		 * directories only the user can read: then the link (contained,
+		 * limited, reading only objects and those libraries) keeps the
+		 * caller's uid.
+		 */
+		struct cc_limits link_lim = lim;
+		if (ln > 0)
+			link_lim.as_user = 0;
+		r = run_units(&link, &logp, &lname, 1, 1, "linking", &link_lim, base, tmpdir, err);
 		if (r == 0)
 			r = copy_file(linked, tmp_out, err);
 		if (r == 0 && rename(tmp_out, opt->out_path) != 0)

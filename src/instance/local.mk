@@ -5,6 +5,7 @@ libpqprof_a_SOURCES += \
 	src/instance/shim.c src/instance/shim.h \
 	src/instance/builder.c src/instance/builder.h \
 	src/instance/flag_check.c src/instance/flag_check.h \
+	src/instance/runpath.c src/instance/runpath.h \
 	src/instance/loader.c src/instance/loader.h
 nodist_libpqprof_a_SOURCES = src/instance/abi_text.c
 BUILT_SOURCES += src/instance/abi_text.c

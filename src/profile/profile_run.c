@@ -6,6 +6,7 @@
 #include "config.h"
 #include "profile/profile_run.h"
 #include "core/grow.h"
+#include "core/contain.h"
 
 #include "core/digest.h"
 #include "profile/sampler.h"
@@ -444,6 +445,9 @@ static int run_child(struct recorder *rec, enum pq_op op, double seconds, uint64
 			rc = -(err->code ? err->code : PQ_EINTERNAL);
 		} else if (res.end != CHILD_OK || !res.done) {
 			rc = child_failure(&res, pq_op_name(op), err);
+		} else if (res.orphans) {
+			/* They ran beside the operation, so the samples are not the scheme's alone. */
+			rc = pq_fail(err, PQ_ESCHEME, "%s: the scheme left processes behind (killed)", pq_op_name(op));
 		} else if (!r.live) {
 			rc = pq_fail(err, PQ_EINTERNAL, "%s: the child never passed its sampling event", pq_op_name(op));
 		}
@@ -578,8 +582,12 @@ static json_t *count_op(const struct profile_opts *o, enum pq_op op, json_t *glo
 	}
 	json_t *d = res.done;
 	if (!json_is_true(json_object_get(d, "available"))) {
-		out = json_pack("{s:b, s:s}", "available", 0, "reason",
-		                json_string_value(json_object_get(d, "reason")) ?: "unknown");
+		/* As root the runner is contained as an unprivileged user: say so rather than its errno. */
+		const char *why = contain_caps()->drop_uid
+		                  ? "uprobes not permitted: scheme code runs as an unprivileged user (containment; "
+		                    "PQPROF_CONTAIN=off counts as root)"
+		                  : json_string_value(json_object_get(d, "reason"));
+		out = json_pack("{s:b, s:s}", "available", 0, "reason", why ?: "unknown");
 	} else {
 		json_int_t calls = json_integer_value(json_object_get(d, "calls"));
 		json_t *fns = json_array();

@@ -7,6 +7,7 @@
 #include "core/contain.h"
 #include "core/paths.h"
 #include "core/interrupt.h"
+#include "instance/runpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -338,7 +339,13 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 		spec_abs.lib = abs_lib;
 	spec = &spec_abs;
 	struct contained ct;
-	pid_t pid = contain_fork(&ct, &(struct contain_opts){ .readable = spec->lib }, err);
+	char rp[8][PATH_MAX];
+	const char *rpp[8];
+	int nrp = spec->lib ? instance_runpath(spec->lib, rp, 8) : 0;
+	for (int i = 0; i < nrp; i++)
+		rpp[i] = rp[i];
+	struct contain_opts co = { .readable = spec->lib, .search_dirs = rpp, .nsearch_dirs = nrp };
+	pid_t pid = contain_fork(&ct, &co, err);
 	if (pid < 0) {
 		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]);
 		if (ctrl[0] >= 0) {

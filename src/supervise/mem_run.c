@@ -44,6 +44,8 @@ int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_
 		describe_failure(rec, &cr);
 		r = pq_fail(err, child_blame(&cr), "%s: %s", pq_op_name(op), json_string_value(json_object_get(rec, "failure")));
 	}
+	if (cr.orphans) /* killed with the runner's namespace or process group */
+		json_object_set_new(rec, "processes_killed", json_integer(cr.orphans));
 	child_result_free(&cr);
 	*record = rec;
 	return r;
@@ -73,6 +75,8 @@ int sizes_run(const struct mem_run_opts *o, long runs, json_t **record, pq_error
 		describe_failure(rec, &cr);
 		r = pq_fail(err, child_blame(&cr), "sizes: %s", json_string_value(json_object_get(rec, "failure")));
 	}
+	if (cr.orphans)
+		json_object_set_new(rec, "processes_killed", json_integer(cr.orphans));
 	child_result_free(&cr);
 	*record = rec;
 	return r;
