@@ -8,6 +8,8 @@
 # verify that checks a fresh signature, a truncated library, bad expected
 # vector files, and repeated short profiles that must not fail.
 . "$top_srcdir/tests/e2e/lib.sh"
+# Single commands write records under ./records: keep them in the scratch directory.
+cd "$WORK" || exit 1
 
 Q="--quick --trials 1 --target 0.05 --timeout 60"
 FAST="--steps build,kat,bench $Q --no-report"
