@@ -112,17 +112,15 @@ int paths_runner(char *buf, size_t len, pq_error *err)
 			goto found;
 		looked_add(looked, sizeof looked, cand);
 	}
-	if (relocated(PKGLIBEXECDIR, PQ_EXEC_PREFIX, dir, sizeof dir)) {
+	/* An installed pqprof uses the runner of its own prefix, even when
+	 * the configured one exists: that may be another version's. */
+	if (relocated(PKGLIBEXECDIR, PQ_EXEC_PREFIX, dir, sizeof dir))
 		snprintf(cand, sizeof cand, "%s/pqprof-runner", dir);
-		if (is_exec_file(cand))
-			goto found;
-		looked_add(looked, sizeof looked, cand);
-	}
-	snprintf(cand, sizeof cand, "%s/pqprof-runner", PKGLIBEXECDIR);
+	else
+		snprintf(cand, sizeof cand, "%s/pqprof-runner", PKGLIBEXECDIR);
 	if (is_exec_file(cand))
 		goto found;
-	if (!strstr(looked, cand))
-		looked_add(looked, sizeof looked, cand);
+	looked_add(looked, sizeof looked, cand);
 	return pq_fail(err, PQ_ERUNNER,
 	               "pqprof-runner not found (looked in %s); reinstall pqprof or set PQPROF_RUNNER to its path",
 	               looked);
@@ -141,21 +139,14 @@ int paths_datadir(char *buf, size_t len, pq_error *err)
 		}
 		return pq_fail(err, PQ_EINPUT, "PQPROF_DATADIR=%s is not a directory", env);
 	}
-	char dir[PATH_MAX], looked[2048] = "";
-	if (relocated(PKGDATADIR, PQ_PREFIX, dir, sizeof dir)) {
-		if (is_dir(dir)) {
-			snprintf(buf, len, "%s", dir);
-			return 0;
-		}
-		looked_add(looked, sizeof looked, dir);
-	}
-	if (is_dir(PKGDATADIR)) {
-		snprintf(buf, len, "%s", PKGDATADIR);
+	char dir[PATH_MAX];
+	if (!relocated(PKGDATADIR, PQ_PREFIX, dir, sizeof dir))
+		snprintf(dir, sizeof dir, "%s", PKGDATADIR);
+	if (is_dir(dir)) {
+		snprintf(buf, len, "%s", dir);
 		return 0;
 	}
-	if (!strstr(looked, PKGDATADIR))
-		looked_add(looked, sizeof looked, PKGDATADIR);
-	return pq_fail(err, PQ_EINPUT, "no pqprof data directory (looked in %s; set PQPROF_DATADIR)", looked);
+	return pq_fail(err, PQ_EINPUT, "no pqprof data directory (looked in %s; set PQPROF_DATADIR)", dir);
 }
 
 int paths_find_scheme(const char *target, char *buf, size_t len, pq_error *err)

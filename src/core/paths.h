@@ -9,12 +9,14 @@
  * Runner, first that is an executable file:
  *   $PQPROF_RUNNER (if set, nothing else is tried);
  *   <dir of pqprof>/pqprof-runner (a build tree);
- *   <moved prefix>/<pkglibexecdir below the prefix> (a relocated install,
- *   bin/../libexec/pqprof/pqprof-runner with the default layout);
- *   the configured pkglibexecdir.
- * Data directory, first that is a directory:
- *   $PQPROF_DATADIR; <moved prefix>/<pkgdatadir below the prefix>
- *   (bin/../share/pqprof); the configured pkgdatadir.
+ *   for a pqprof in a bin directory like the configured one, the runner of
+ *   that prefix: <prefix>/<pkglibexecdir below the configured prefix>
+ *   (bin/../libexec/pqprof/pqprof-runner with the default layout), and
+ *   never the configured one, which may belong to another version;
+ *   otherwise the configured pkglibexecdir.
+ * Data directory: $PQPROF_DATADIR, else in the same way
+ *   <prefix>/<pkgdatadir below the configured prefix> (bin/../share/pqprof)
+ *   or the configured pkgdatadir.
  * A scheme NAME given to `pqprof run`: a path that exists is taken as it
  * is; else ./schemes/NAME (a source tree), then <datadir>/schemes/NAME.
  */
