@@ -22,6 +22,37 @@ static uint64_t pair_sum(const json_t *o, const char *k)
 	return (uint64_t)json_integer_value(json_array_get(a, 0)) + (uint64_t)json_integer_value(json_array_get(a, 1));
 }
 
+/*
+ * The most sensitive first-order test: the smallest difference of means it
+ * would have seen, in counter units and as a share of the fixed class's
+ * mean.  NULL when no test had enough measurements.
+ */
+static json_t *resolution(const json_t *done, char *text, size_t len)
+{
+	json_t *res = json_object_get(done, "resolution"), *tests = json_object_get(done, "tests");
+	size_t n = json_array_size(res);
+	int best = -1;
+	double bv = 0;
+	text[0] = '\0';
+	for (size_t i = 0; i + 1 < n; i++) {  /* the last test is second order, in squared units */
+		double v = json_number_value(json_array_get(res, i));
+		if (v > 0 && (best < 0 || v < bv)) {
+			best = (int)i;
+			bv = v;
+		}
+	}
+	if (best < 0)
+		return NULL;
+	double mean = json_number_value(json_object_get(json_array_get(json_object_get(done, "classes_uncropped"), 0),
+	                                                "mean"));
+	const char *unit = json_string_value(json_object_get(done, "unit")) ?: "units";
+	const char *test = json_string_value(json_array_get(tests, (size_t)best)) ?: "?";
+	double share = mean > 0 ? bv / mean : 0;
+	snprintf(text, len, "%.1f standard errors are %.1f %s (%.3f%% of the mean), crop %s", LEAK_T_THRESHOLD, bv,
+	         unit, 100.0 * share, test);
+	return json_pack("{s:f, s:s, s:f, s:s}", "units", bv, "unit", unit, "share_of_mean", share, "test", test);
+}
+
 /* The child's trace and contention back into the judge's structures. */
 static void judge_done(const json_t *done, struct leak_judgement *j, struct leak_contention *c)
 {
@@ -51,6 +82,10 @@ static void judge_done(const json_t *done, struct leak_judgement *j, struct leak
 	c->load_start = num(cj, "load_start");
 	c->load_end = num(cj, "load_end");
 	c->ncpu = (int)num(cj, "ncpu");
+	char unused[200];
+	json_t *reso = resolution(done, unused, sizeof unused);
+	c->resolution_share = reso ? num(reso, "share_of_mean") : 0;
+	json_decref(reso);
 	leak_judge(pts ? pts : NULL, pts ? npts : 0, ntests, names, c, NULL, j);
 	free(pts);
 }
@@ -60,10 +95,12 @@ static json_t *pair_record(const struct leak_pair *p, const json_t *done)
 	struct leak_judgement j;
 	struct leak_contention c;
 	judge_done(done, &j, &c);
-	char ctext[320], line[1400];
+	char ctext[320], rtext[200], line[1600];
 	leak_contention_text(&c, ctext, sizeof ctext);
 	const char *desc = json_string_value(json_object_get(done, "backend_desc")) ?: "?";
-	snprintf(line, sizeof line, "%s; compared: %s; counter: %s; contention: %s", j.text, p->what, desc, ctext);
+	json_t *reso = resolution(done, rtext, sizeof rtext);
+	snprintf(line, sizeof line, "%s; compared: %s; counter: %s; contention: %s%s%s", j.text, p->what, desc, ctext,
+	         rtext[0] ? "; resolution: " : "", rtext);
 	json_t *tests = json_object_get(done, "tests");
 	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f}", "classes", p->name, "what", p->what,
 	                      "verdict", leak_verdict_name(j.verdict), "text", j.text, "line", line,
@@ -76,6 +113,8 @@ static json_t *pair_record(const struct leak_pair *p, const json_t *done)
 	                    "backend", json_object_get(done, "backend"), "description", json_object_get(done, "backend_desc"),
 	                    "unit", json_object_get(done, "unit"), "counts_cycles", json_object_get(done, "counts_cycles"),
 	                    "fallback_reasons", json_object_get(done, "fallback_reasons")));
+	if (reso)
+		json_object_set_new(r, "resolution", reso);
 	json_t *cont = json_deep_copy(json_object_get(done, "contention"));
 	if (cont)
 		json_object_set_new(cont, "text", json_string(ctext));

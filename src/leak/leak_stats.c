@@ -27,6 +27,14 @@ double leak_welch_t(const struct leak_welch *w)
 	return (w->mean[0] - w->mean[1]) / se;
 }
 
+double leak_welch_resolution(const struct leak_welch *w)
+{
+	if (w->n[0] < LEAK_MIN_PER_CLASS || w->n[1] < LEAK_MIN_PER_CLASS)
+		return 0;
+	double v0 = w->m2[0] / (w->n[0] - 1), v1 = w->m2[1] / (w->n[1] - 1);
+	return LEAK_T_THRESHOLD * sqrt(v0 / w->n[0] + v1 / w->n[1]);
+}
+
 int leak_default_crops(double *pcts, int max)
 {
 	static const double def[] = { 50, 75, 90, 95, 99, 99.9 };
@@ -83,6 +91,17 @@ double leak_tests_t(const struct leak_tests *lt, int i)
 	return 0;
 }
 
+double leak_tests_resolution(const struct leak_tests *lt, int i)
+{
+	if (i == 0)
+		return leak_welch_resolution(&lt->raw);
+	if (i >= 1 && i <= lt->ncrops)
+		return leak_welch_resolution(&lt->crop[i - 1]);
+	if (i == lt->ncrops + 1)
+		return leak_welch_resolution(&lt->second);
+	return 0;
+}
+
 void leak_test_name(const struct leak_tests *lt, int i, char *buf, size_t len)
 {
 	if (i == 0)
@@ -124,7 +143,8 @@ static size_t persist_from(const struct leak_point *pts, size_t npts, int i)
 void leak_judge(const struct leak_point *pts, size_t npts, int ntests, const char *const *names,
                 const struct leak_contention *c, const struct leak_judge_opts *o, struct leak_judgement *out)
 {
-	struct leak_judge_opts def = { .min_measurements = 2000, .min_cpu_share = 0.5, .max_dropped_share = 0.25 };
+	struct leak_judge_opts def = { .min_measurements = 2000, .min_cpu_share = 0.1, .max_dropped_share = 0.25,
+	                               .max_resolution_share = 0.01 };
 	if (!o)
 		o = &def;
 	memset(out, 0, sizeof *out);
@@ -181,6 +201,9 @@ void leak_judge(const struct leak_point *pts, size_t npts, int ntests, const cha
 	else if (c && c->wall_s > 0 && c->cpu_s / c->wall_s < o->min_cpu_share)
 		snprintf(why, sizeof why, "the measuring process had the CPU %.0f%% of the time (at least %.0f%% needed)",
 		         100.0 * c->cpu_s / c->wall_s, 100.0 * o->min_cpu_share);
+	else if (c && c->resolution_share > o->max_resolution_share)
+		snprintf(why, sizeof why, "differences under %.1f%% of the mean time could not be resolved (at most "
+		         "%.1f%% needed)", 100.0 * c->resolution_share, 100.0 * o->max_resolution_share);
 	else if (c && all && (double)c->dropped / (double)all > o->max_dropped_share)
 		snprintf(why, sizeof why, "%.0f%% of measurements were interrupted by a context switch (at most %.0f%%)",
 		         100.0 * (double)c->dropped / (double)all, 100.0 * o->max_dropped_share);

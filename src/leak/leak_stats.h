@@ -41,6 +41,12 @@ struct leak_welch {
 void leak_welch_add(struct leak_welch *w, int cls, double x);
 /* Welch's t of class 0 against class 1; 0 while a class has < LEAK_MIN_PER_CLASS. */
 double leak_welch_t(const struct leak_welch *w);
+/*
+ * The smallest difference of class means that would reach the threshold
+ * with the data so far: LEAK_T_THRESHOLD standard errors (the test's
+ * resolution); 0 while a class has < LEAK_MIN_PER_CLASS.
+ */
+double leak_welch_resolution(const struct leak_welch *w);
 
 /*
  * The tests of one class pair: test 0 is uncropped, tests 1..ncrops keep
@@ -73,6 +79,8 @@ void leak_tests_add(struct leak_tests *lt, int cls, double x);
 int leak_tests_count(const struct leak_tests *lt);
 /* t of test i (0 .. count-1). */
 double leak_tests_t(const struct leak_tests *lt, int i);
+/* Resolution of test i (see leak_welch_resolution; squared units for the second-order test). */
+double leak_tests_resolution(const struct leak_tests *lt, int i);
 /* "none", "p90", "p99.9", "second-order" */
 void leak_test_name(const struct leak_tests *lt, int i, char *buf, size_t len);
 
@@ -93,11 +101,13 @@ struct leak_contention {
 	uint64_t kept, dropped;        /* measurements kept / dropped (switched out during the call) */
 	double load_start, load_end;   /* 1-minute load average */
 	int ncpu;                      /* online CPUs */
+	double resolution_share;       /* resolution of the most sensitive first-order test / mean; 0 = unknown */
 };
 
 struct leak_judge_opts {
 	uint64_t min_measurements;     /* fewer: inconclusive (default 2000) */
-	double min_cpu_share;          /* cpu_s / wall_s below this: too noisy (default 0.5) */
+	double min_cpu_share;          /* cpu_s / wall_s below this: too noisy (default 0.1) */
+	double max_resolution_share;   /* resolution_share above this: too noisy (default 0.01) */
 	double max_dropped_share;      /* dropped / (kept + dropped) above this: too noisy (default 0.25) */
 };
 
@@ -118,7 +128,9 @@ struct leak_judgement {
  * of them).  Otherwise the result is inconclusive when there were too few
  * measurements, when |t| crossed the threshold without staying there, or
  * when the contention evidence says the machine was too busy; else no
- * leak was detected.
+ * leak was detected.  "Too busy": the best first-order test could not
+ * resolve a difference of 1% of the mean, more than a quarter of the calls
+ * were switched out, or the process had the CPU less than 10% of the time.
  */
 void leak_judge(const struct leak_point *pts, size_t npts, int ntests, const char *const *names,
                 const struct leak_contention *c, const struct leak_judge_opts *o, struct leak_judgement *out);

@@ -475,6 +475,10 @@ int job_leak(struct runner_env *env, int argc, char **argv)
 	}
 	for (int i = 0; i < st.lt.ncrops; i++)
 		json_array_append_new(crops, json_pack("{s:f, s:f}", "percentile", st.lt.crop_pct[i], "at", st.lt.crop_at[i]));
+	json_t *res = json_array();
+	for (int i = 0; st.tests_ready && i < leak_tests_count(&st.lt); i++)
+		json_array_append_new(res, json_real(leak_tests_resolution(&st.lt, i)));
+	json_object_set_new(done, "resolution", res);
 	json_object_set_new(done, "tests", names);
 	json_object_set_new(done, "crops", crops);
 	json_t *trace = json_array();
