@@ -59,6 +59,11 @@ void interrupt_set_stop(void (*stop)(void))
 	stop_hook = stop;
 }
 
+int interrupt_stops_children(void)
+{
+	return stop_hook != NULL;
+}
+
 void interrupt_set_lock_fd(int fd)
 {
 	lock_fd = fd;

@@ -27,6 +27,8 @@ void interrupt_install(const char *cmd);
 
 /* Called first by the handler to end children (async-signal-safe code only). */
 void interrupt_set_stop(void (*stop)(void));
+/* Whether a hook to end children is set. */
+int interrupt_stops_children(void);
 
 /*
  * Where pqprof is now, for the message ("step 4 of 36: bench Toy__ref sign"),

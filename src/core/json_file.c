@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/json_file.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "core/atomic_file.h"
@@ -15,8 +16,10 @@ int json_file_write(const char *path, const json_t *j, pq_error *err)
 	if (r < 0)
 		return r;
 	if (json_dumpf(j, af.fp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || fputc('\n', af.fp) == EOF) {
+		int e = errno;
 		atomic_file_abort(&af);
-		return pq_fail(err, PQ_EIO, "%s: cannot write JSON", path);
+		errno = e;
+		return pq_fail_errno(err, PQ_EIO, "%s: write failed", path);
 	}
 	return atomic_file_commit(&af, err);
 }

@@ -73,8 +73,14 @@ void child_install_signal_forwarding(void)
 const char *child_runner_path(void)
 {
 	static char path[PATH_MAX];
-	if (paths_runner(path, sizeof path, NULL) < 0)  /* command_run checked first, saying where it looked */
-		snprintf(path, sizeof path, "%s/pqprof-runner", PKGLIBEXECDIR);
+	if (paths_runner(path, sizeof path, NULL) == 0)
+		return path;
+	/* command_run checked first, saying where it looked; an explicit one is
+	 * kept so that the failure to start names it. */
+	const char *env = getenv("PQPROF_RUNNER");
+	if (env && *env)
+		return env;
+	snprintf(path, sizeof path, "%s/pqprof-runner", PKGLIBEXECDIR);
 	return path;
 }
 
