@@ -1,5 +1,6 @@
 /* merge_systems: one merged campaign per system; see merge_systems.h. */
 #include "config.h"
+#include "core/fixed_str.h"
 #include "campaign/merge_systems.h"
 #include "campaign/merge.h"
 #include "core/atomic_file.h"
@@ -47,7 +48,7 @@ static char *fingerprint(json_t *env)
 static void dir_label(const char *processor, int idx, char *buf, size_t len)
 {
 	char p[64];
-	snprintf(p, sizeof p, "%s", processor);
+	str_copy(p, sizeof p, processor); /* a directory label: the start of the name will do */
 	for (char *c = p; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
 		      *c == '.'))

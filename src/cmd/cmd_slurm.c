@@ -9,6 +9,7 @@
  * Not a Slurm client library: it runs sbatch.
  */
 #include "config.h"
+#include "core/fixed_str.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
@@ -270,7 +271,7 @@ int cmd_slurm(int argc, char **argv)
 	/* The scheme's name for job names: the descriptor's directory or file. */
 	char scheme[128];
 	const char *b = strrchr(real_target, '/');
-	snprintf(scheme, sizeof scheme, "%s", b ? b + 1 : real_target);
+	str_copy(scheme, sizeof scheme, b ? b + 1 : real_target); /* a job name: the start will do */
 	if (strcmp(scheme, "scheme.json") == 0 && b) {
 		int k = (int)(b - real_target);
 		const char *b2 = k > 0 ? memrchr(real_target, '/', (size_t)k) : NULL;

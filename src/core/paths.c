@@ -1,5 +1,6 @@
 /* paths: the runner and the data directory, relative to pqprof; see paths.h. */
 #include "config.h"
+#include "core/fixed_str.h"
 #include "core/paths.h"
 
 #include <limits.h>
@@ -91,7 +92,11 @@ static int relocated(const char *configured, const char *base, char *buf, size_t
 static void looked_add(char *looked, size_t len, const char *what)
 {
 	size_t n = strlen(looked);
-	snprintf(looked + n, len - n, "%s%s", n ? ", " : "", what);
+	if (n && n + 2 < len) {
+		memcpy(looked + n, ", ", 3);
+		n += 2;
+	}
+	str_copy(looked + n, len - n, what); /* a message: the places that fit are named */
 }
 
 int paths_runner(char *buf, size_t len, pq_error *err)

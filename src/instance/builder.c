@@ -382,7 +382,7 @@ static int run_units(struct argv_buf *cmds, char **logs, const char **names, int
 			}
 		}
 		shown[k < sizeof shown ? k : sizeof shown - 1] = '\0';
-		snprintf(why, sizeof why, "%s", shown);
+		str_copy(why, sizeof why, shown); /* a message, cut where it must be */
 		return pq_fail(err, PQ_EBUILD, "%s: %s failed: %s", names[failed], what, why);
 	}
 	return 0;

@@ -1,5 +1,6 @@
 /* runpath: DT_RUNPATH / DT_RPATH of an instance library; see runpath.h. */
 #include "config.h"
+#include "core/fixed_str.h"
 #include "instance/runpath.h"
 
 #include <fcntl.h>
@@ -17,12 +18,13 @@ static int split_path(const char *list, const char *origin, char dirs[][PATH_MAX
 		size_t len = end ? (size_t)(end - list) : strlen(list);
 		char one[PATH_MAX];
 		snprintf(one, sizeof one, "%.*s", (int)len, list);
+		/* A directory whose path does not fit is left out (path_fmt leaves it ""). */
 		if (strncmp(one, "$ORIGIN", 7) == 0)
-			snprintf(dirs[n], PATH_MAX, "%s%s", origin, one + 7);
+			path_fmt(dirs[n], PATH_MAX, NULL, "%s%s", origin, one + 7);
 		else if (strncmp(one, "${ORIGIN}", 9) == 0)
-			snprintf(dirs[n], PATH_MAX, "%s%s", origin, one + 9);
+			path_fmt(dirs[n], PATH_MAX, NULL, "%s%s", origin, one + 9);
 		else
-			snprintf(dirs[n], PATH_MAX, "%s", one);
+			path_fmt(dirs[n], PATH_MAX, NULL, "%s", one);
 		if (dirs[n][0])
 			n++;
 		list = end ? end + 1 : NULL;

@@ -518,10 +518,12 @@ static int check_includes(struct scan_state *st, const char *rel, const char *te
 		if (close == '>')
 			continue;
 		char dir[PATH_MAX], cand[PATH_MAX], real[PATH_MAX];
-		snprintf(dir, sizeof dir, "%s/%s", st->ts->root, rel);
+		if (path_fmt(dir, sizeof dir, st->err, "%s/%s", st->ts->root, rel) < 0)
+			return -PQ_EINPUT;
 		char *slash = strrchr(dir, '/');
 		*slash = '\0';
-		snprintf(cand, sizeof cand, "%s/%s", dir, name);
+		if (path_fmt(cand, sizeof cand, NULL, "%s/%s", dir, name) < 0)
+			continue; /* longer than any path: the compiler cannot open it either */
 		struct stat sb;
 		if (stat(cand, &sb) != 0 || !realpath(cand, real))
 			continue; /* found through -I, or missing: the compiler says */

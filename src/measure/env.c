@@ -438,8 +438,10 @@ int env_capture(env_info *env, int cpu, const char *compiler, pq_error *err)
 	capture_toolchain(env, compiler && *compiler ? compiler : PQPROF_DEFAULT_SCHEME_CC);
 	capture_pmu(env);
 	const struct contain_caps *cc = contain_caps();
-	snprintf(env->containment, ENV_STR, "%s%s%.*s%s", cc->summary, cc->missing[0] ? " (" : "", ENV_STR / 2,
-	         cc->missing, cc->missing[0] ? ")" : "");
+	char line[sizeof cc->summary + sizeof cc->missing + 4];
+	snprintf(line, sizeof line, "%s%s%s%s", cc->summary, cc->missing[0] ? " (" : "", cc->missing,
+	         cc->missing[0] ? ")" : "");
+	str_copy(env->containment, ENV_STR, line); /* one line of the environment table */
 	return 0;
 }
 

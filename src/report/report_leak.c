@@ -1,5 +1,6 @@
 /* report_leak: the timing-leak section of the report; see report_leak.h. */
 #include "config.h"
+#include "core/fixed_str.h"
 #include "report/report_leak.h"
 #include "report/jpath.h"
 
@@ -108,8 +109,9 @@ void report_section_leak(const struct record_set *rs, rdoc *d)
 	for (size_t i = 0; i < rs->ninst; i++)
 		for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
 			char svg[8192], path[8192];
-			snprintf(svg, sizeof svg, "leak/%s__%s.svg", rs->inst[i].label, ops[k]);
-			snprintf(path, sizeof path, "%s/%s", rs->dir, svg);
+			if (path_fmt(svg, sizeof svg, NULL, "leak/%s__%s.svg", rs->inst[i].label, ops[k]) < 0 ||
+			    path_fmt(path, sizeof path, NULL, "%s/%s", rs->dir, svg) < 0)
+				continue; /* no plot can lie at a path that long */
 			struct stat sb;
 			if (stat(path, &sb) != 0)
 				continue;
