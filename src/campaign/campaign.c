@@ -708,9 +708,14 @@ static void unit_leak(struct campaign *c, struct unit *u, json_t *desc, const en
 	for (int i = 0; i < nops; i++) {
 		progress(c, "leak", u, pq_op_name(ops[i]));
 		double t = now_s();
-		int skip = !desc;
-		if (!skip)
-			all &= leak_step_op(&lo, ops[i]);
+		int skip = !desc || c->stopped;
+		if (!skip) {
+			pq_error err = { 0 };
+			int r = leak_step_op(&lo, ops[i], &err);
+			if (r < 0)
+				step_error(c, u, "leak", &err);
+			all &= r == 1;
+		}
 		step_done(c, t, skip);
 	}
 	set_unit_step(c, u, "leak", !desc ? "skipped" : all ? "done" : "pending");

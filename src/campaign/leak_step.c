@@ -1,6 +1,10 @@
 /* leak_step: the campaign's timing-leak step; see leak_step.h. */
 #include "config.h"
 #include "campaign/leak_step.h"
+#include "supervise/blame.h"
+#include "record/records.h"
+#include "core/fixed_str.h"
+#include "core/json_file.h"
 #include "core/atomic_file.h"
 #include "leak/leak_chart.h"
 #include "leak/leak_run.h"
@@ -10,37 +14,46 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void leak_step_record_path(const struct leak_step_opts *o, enum pq_op op, char *buf, size_t len)
+/* Done: a result, or a failure that was the scheme's (failures of the tool run again). */
+static int leak_record_done(const char *path)
 {
-	snprintf(buf, len, "%s/leak/%s__%s.json", o->dir, o->label, pq_op_name(op));
+	json_t *r = json_load_file(path, 0, NULL);
+	if (!r)
+		return 0;
+	const char *st = json_string_value(json_object_get(r, "status")) ?: "";
+	const char *kind = json_string_value(json_object_get(r, "failure_kind")) ?: "";
+	int done = strcmp(st, "failed") != 0 || strcmp(kind, "scheme") == 0;
+	json_decref(r);
+	return done;
 }
 
-int leak_step_op(const struct leak_step_opts *o, enum pq_op op)
+int leak_step_op(const struct leak_step_opts *o, enum pq_op op, pq_error *werr)
 {
 	char rec[4096], svg[4096], sub[4096];
-	leak_step_record_path(o, op, rec, sizeof rec);
-	struct stat sb;
-	if (stat(rec, &sb) == 0)
+	const char *opname = pq_op_name(op);
+	if (record_path(rec, sizeof rec, o->dir, "leak", o->label, opname, ".json", werr) < 0 ||
+	    record_path(svg, sizeof svg, o->dir, "leak", o->label, opname, ".svg", werr) < 0 ||
+	    path_fmt(sub, sizeof sub, werr, "%s/leak", o->dir) < 0)
+		return -PQ_EINPUT;
+	if (leak_record_done(rec))
 		return 1;
-	snprintf(sub, sizeof sub, "%s/leak", o->dir);
-	snprintf(svg, sizeof svg, "%s/leak/%s__%s.svg", o->dir, o->label, pq_op_name(op));
+	int w = make_dirs(sub, werr);
+	if (w < 0)
+		return w;
 	pq_error err = { 0 };
-	if (make_dirs(sub, &err) < 0)
-		return 0;
 	struct leak_config cfg = {
 		.lib = o->lib, .op = op, .classes = o->classes, .budget_s = o->budget_s, .events = o->events,
 		.cpu = o->cpu, .command = o->command, .instance = o->instance, .environment = o->environment,
 	};
 	json_t *r = NULL;
 	int rc = leak_run_op(&cfg, &r, &err);
-	if (!r)  /* no pair applies: say so rather than leave the step pending */
-		r = json_pack("{s:s, s:s, s:s, s:s}", "schema", "pqprof.leak/1", "op", pq_op_name(op), "status", "failed",
-		              "failure", err.msg);
-	if (rc == 0)
-		leak_chart_write(r, svg, NULL);
-	char *t = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);
-	int ok = t && atomic_write(rec, t, strlen(t), NULL) == 0;
-	free(t);
+	if (!r)  /* no pair applies, or the test could not run: say so rather than leave the step pending */
+		r = json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "pqprof.leak/1", "op", opname, "status", "failed",
+		              "failure", err.msg, "failure_kind", blame_kind(err.code));
+	w = rc == 0 ? leak_chart_write(r, svg, werr) : 0;
+	if (w == 0)
+		w = json_file_write(rec, r, werr);
+	int done = w == 0 && leak_record_done(rec);
 	json_decref(r);
-	return ok;
+	return w < 0 ? w : done;
 }

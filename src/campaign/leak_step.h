@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "core/pq_error.h"
+
 #include "runner/op_ctx.h"
 
 #define LEAK_STEP_QUICK_BUDGET_S 2.0
@@ -27,10 +29,11 @@ struct leak_step_opts {
 	const char *events;
 };
 
-/* Path of the unit's leak record for op. */
-void leak_step_record_path(const struct leak_step_opts *o, enum pq_op op, char *buf, size_t len);
-
-/* Run op unless its record exists; returns 1 when the record exists afterwards. */
-int leak_step_op(const struct leak_step_opts *o, enum pq_op op);
+/*
+ * Run op unless its record is done (a result, or a failure that was the
+ * scheme's; the tool's failures run again).  1 when done afterwards, 0 when
+ * not, < 0 (err set) when the record or plot could not be written.
+ */
+int leak_step_op(const struct leak_step_opts *o, enum pq_op op, pq_error *err);
 
 #endif

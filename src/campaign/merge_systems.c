@@ -1,5 +1,7 @@
 /* merge_systems: one merged campaign per system; see merge_systems.h. */
 #include "config.h"
+#include "core/json_file.h"
+#include "core/text_buf.h"
 #include "core/fixed_str.h"
 #include "campaign/merge_systems.h"
 #include "campaign/merge.h"
@@ -27,22 +29,17 @@ static void env_value(json_t *env, const char *k, char *buf, size_t len)
 /* All the fields that must agree, in one string: equal strings, one system. */
 static char *fingerprint(json_t *env)
 {
-	size_t cap = 1, used = 0;
-	char *s = calloc(1, 1);
-	for (int k = 0; s && campaign_env_keys[k]; k++) {
+	struct text_buf t = { 0 };
+	for (int k = 0; campaign_env_keys[k]; k++) {
 		char v[512];
 		env_value(env, campaign_env_keys[k], v, sizeof v);
-		size_t add = strlen(campaign_env_keys[k]) + strlen(v) + 3;
-		char *t = realloc(s, cap + add);
-		if (!t) {
-			free(s);
-			return NULL;
-		}
-		s = t;
-		cap += add;
-		used += (size_t)snprintf(s + used, cap - used, "%s=%s\n", campaign_env_keys[k], v);
+		text_printf(&t, "%s=%s\n", campaign_env_keys[k], v);
 	}
-	return s;
+	if (t.oom) {
+		text_free(&t);
+		return NULL;
+	}
+	return t.s;
 }
 
 static void dir_label(const char *processor, int idx, char *buf, size_t len)
@@ -67,29 +64,13 @@ struct system {
 static int write_index(const char *out, struct system *sys, int ns, pq_error *err)
 {
 	json_t *list = json_array();
-	size_t cap = 4096, used = 0;
-	char *md = malloc(cap);
-	if (!list || !md) {
-		json_decref(list);
-		free(md);
+	if (!list)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
-	}
-#define MD(...)                                                                                              \
-	do {                                                                                                     \
-		int need_ = snprintf(NULL, 0, __VA_ARGS__);                                                          \
-		if (used + (size_t)need_ + 1 > cap) {                                                                \
-			cap = (used + (size_t)need_ + 1) * 2;                                                            \
-			char *t_ = realloc(md, cap);                                                                     \
-			if (!t_)                                                                                         \
-				break;                                                                                       \
-			md = t_;                                                                                         \
-		}                                                                                                    \
-		used += (size_t)snprintf(md + used, cap - used, __VA_ARGS__);                                        \
-	} while (0)
-	MD("# Campaign on %d systems\n\nThe campaign directories came from %d different systems.  Each system "
-	   "has its own merged campaign and report; figures from different systems are never pooled.\n\n"
-	   "| system | processor | differs from system 1 in | campaign directories | report |\n"
-	   "|---|---|---|---|---|\n", ns, ns);
+	struct text_buf md = { 0 };
+	text_printf(&md, "# Campaign on %d systems\n\nThe campaign directories came from %d different systems.  "
+	            "Each system has its own merged campaign and report; figures from different systems are never "
+	            "pooled.\n\n| system | processor | differs from system 1 in | campaign directories | report |\n"
+	            "|---|---|---|---|---|\n", ns, ns);
 	for (int g = 0; g < ns; g++) {
 		char proc[512], diff[1024] = "";
 		env_value(sys[g].env, "processor", proc, sizeof proc);
@@ -104,28 +85,29 @@ static int write_index(const char *out, struct system *sys, int ns, pq_error *er
 				json_array_append_new(differs, json_string(campaign_env_keys[k]));
 			}
 		}
-		MD("| %d | %s | %s | ", g + 1, proc, g ? diff : "-");
+		text_printf(&md, "| %d | %s | %s | ", g + 1, proc, g ? diff : "-");
 		for (int i = 0; i < sys[g].n; i++) {
-			MD("%s%s", i ? ", " : "", sys[g].inputs[i]);
+			text_printf(&md, "%s%s", i ? ", " : "", sys[g].inputs[i]);
 			json_array_append_new(ins, json_string(sys[g].inputs[i]));
 		}
-		MD(" | [systems/%s/report.md](systems/%s/report.md) |\n", sys[g].dir, sys[g].dir);
+		text_printf(&md, " | [systems/%s/report.md](systems/%s/report.md) |\n", sys[g].dir, sys[g].dir);
 		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:O, s:o, s:o}", "system", g + 1, "dir", sys[g].dir,
 		                                      "processor", proc, "environment", sys[g].env, "differs", differs,
 		                                      "inputs", ins));
 	}
-#undef MD
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/report.md", out);
-	int r = atomic_write(p, md, used, err);
 	json_t *doc = json_pack("{s:s, s:o}", "schema", "pqprof.systems/1", "systems", list);
-	char *t = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
-	snprintf(p, sizeof p, "%s/systems.json", out);
+	char p[PATH_MAX];
+	int r = md.oom || !doc ? pq_fail(err, PQ_ENOMEM, "out of memory") : 0;
 	if (r == 0)
-		r = t ? atomic_write(p, t, strlen(t), err) : pq_fail(err, PQ_ENOMEM, "out of memory");
-	free(t);
+		r = path_fmt(p, sizeof p, err, "%s/report.md", out);
+	if (r == 0)
+		r = atomic_write(p, md.s, md.n, err);
+	if (r == 0)
+		r = path_fmt(p, sizeof p, err, "%s/systems.json", out);
+	if (r == 0)
+		r = json_file_write(p, doc, err);
 	json_decref(doc);
-	free(md);
+	text_free(&md);
 	return r;
 }
 

@@ -9,6 +9,7 @@
  * Not a Slurm client library: it runs sbatch.
  */
 #include "config.h"
+#include "core/text_buf.h"
 #include "core/fixed_str.h"
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
@@ -32,48 +33,17 @@ static const char usage[] =
 	"TARGET as for pqprof run; DIR must be on a file system every node sees.  RUN_OPTIONs after --\n"
 	"go to every shard's pqprof run (e.g. -- --profiles reference,performance --trials 7).";
 
-/* A growing text buffer for the scripts. */
-struct text {
-	char *s;
-	size_t n, cap;
-	int oom;
-};
-
-__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int need = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (need < 0 || t->oom)
-		return;
-	if (t->n + (size_t)need + 1 > t->cap) {
-		size_t cap = (t->n + (size_t)need + 1) * 2;
-		char *s = realloc(t->s, cap);
-		if (!s) {
-			t->oom = 1;
-			return;
-		}
-		t->s = s;
-		t->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
-	va_end(ap);
-	t->n += (size_t)need;
-}
-
 /* A word for sh, in single quotes. */
-static void put_quoted(struct text *t, const char *w)
+static void put_quoted(struct text_buf *t, const char *w)
 {
-	put(t, "'");
+	text_printf(t, "'");
 	for (const char *c = w; *c; c++) {
 		if (*c == '\'')
-			put(t, "'\\''");
+			text_printf(t, "'\\''");
 		else
-			put(t, "%c", *c);
+			text_printf(t, "%c", *c);
 	}
-	put(t, "'");
+	text_printf(t, "'");
 }
 
 /* One #SBATCH line each: no newline inside a value. */
@@ -91,65 +61,65 @@ struct slurm_opts {
 	int nrun_args;
 };
 
-static void put_header(struct text *t, const struct slurm_opts *o, const char *what)
+static void put_header(struct text_buf *t, const struct slurm_opts *o, const char *what)
 {
-	put(t, "#!/bin/sh\n# pqprof %s for %s, written by pqprof slurm.  Submit with sbatch.\n", what, o->target);
+	text_printf(t, "#!/bin/sh\n# pqprof %s for %s, written by pqprof slurm.  Submit with sbatch.\n", what, o->target);
 	if (o->partition)
-		put(t, "#SBATCH --partition=%s\n", o->partition);
+		text_printf(t, "#SBATCH --partition=%s\n", o->partition);
 	if (o->time_limit)
-		put(t, "#SBATCH --time=%s\n", o->time_limit);
+		text_printf(t, "#SBATCH --time=%s\n", o->time_limit);
 	for (int i = 0; o->sbatch_args && i < o->sbatch_args->n; i++)
-		put(t, "#SBATCH %s\n", o->sbatch_args->items[i]);
+		text_printf(t, "#SBATCH %s\n", o->sbatch_args->items[i]);
 }
 
-static void shard_script(struct text *t, const struct slurm_opts *o)
+static void shard_script(struct text_buf *t, const struct slurm_opts *o)
 {
 	put_header(t, o, "campaign shards");
-	put(t, "#SBATCH --job-name=pqprof-%s\n#SBATCH --array=1-%ld\n", o->scheme, o->shards);
-	put(t, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
+	text_printf(t, "#SBATCH --job-name=pqprof-%s\n#SBATCH --array=1-%ld\n", o->scheme, o->shards);
+	text_printf(t, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
 	if (!o->shared)
-		put(t, "#SBATCH --exclusive\n");
-	put(t, "#SBATCH --output=%s/slurm/shard-%%a.out\n", o->dir);
-	put(t, "set -eu\nK=${SLURM_ARRAY_TASK_ID:?run this script with sbatch}\nN=%ld\n", o->shards);
-	put(t, "# The one CPU this shard runs on: the last one Slurm lets this task use\n"
+		text_printf(t, "#SBATCH --exclusive\n");
+	text_printf(t, "#SBATCH --output=%s/slurm/shard-%%a.out\n", o->dir);
+	text_printf(t, "set -eu\nK=${SLURM_ARRAY_TASK_ID:?run this script with sbatch}\nN=%ld\n", o->shards);
+	text_printf(t, "# The one CPU this shard runs on: the last one Slurm lets this task use\n"
 	       "# (CPU 0 takes most interrupts).\n"
 	       "cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr ',' '\\n' | tail -n 1 |"
 	       " sed 's/.*-//')\n");
-	put(t, "echo \"pqprof shard $K/$N on $(hostname), CPU $cpu\"\nexec ");
+	text_printf(t, "echo \"pqprof shard $K/$N on $(hostname), CPU $cpu\"\nexec ");
 	put_quoted(t, o->pqprof);
-	put(t, " run ");
+	text_printf(t, " run ");
 	put_quoted(t, o->target);
-	put(t, " --shard \"$K/$N\" --cpu \"$cpu\" --system ");
+	text_printf(t, " --shard \"$K/$N\" --cpu \"$cpu\" --system ");
 	if (o->system)
 		put_quoted(t, o->system);
 	else
-		put(t, "\"${SLURM_CLUSTER_NAME:-slurm}\"");
-	put(t, " --out ");
+		text_printf(t, "\"${SLURM_CLUSTER_NAME:-slurm}\"");
+	text_printf(t, " --out ");
 	put_quoted(t, o->dir);
-	put(t, "\"/shards/$K\"");
+	text_printf(t, "\"/shards/$K\"");
 	if (o->quick)
-		put(t, " --quick");
+		text_printf(t, " --quick");
 	for (int i = 0; i < o->nrun_args; i++) {
-		put(t, " ");
+		text_printf(t, " ");
 		put_quoted(t, o->run_args[i]);
 	}
-	put(t, "\n");
+	text_printf(t, "\n");
 }
 
-static void merge_script(struct text *t, const struct slurm_opts *o)
+static void merge_script(struct text_buf *t, const struct slurm_opts *o)
 {
 	put_header(t, o, "merge of the campaign shards");
-	put(t, "#SBATCH --job-name=pqprof-%s-merge\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n",
+	text_printf(t, "#SBATCH --job-name=pqprof-%s-merge\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n",
 	    o->scheme);
-	put(t, "#SBATCH --output=%s/slurm/merge.out\n", o->dir);
-	put(t, "set -u\nN=%ld\nD=", o->shards);
+	text_printf(t, "#SBATCH --output=%s/slurm/merge.out\n", o->dir);
+	text_printf(t, "set -u\nN=%ld\nD=", o->shards);
 	put_quoted(t, o->dir);
-	put(t, "\nset --\nmissing=\nK=1\nwhile [ \"$K\" -le \"$N\" ]; do\n"
+	text_printf(t, "\nset --\nmissing=\nK=1\nwhile [ \"$K\" -le \"$N\" ]; do\n"
 	       "\tif [ -f \"$D/shards/$K/campaign.json\" ]; then set -- \"$@\" \"$D/shards/$K\"; else missing=\"$missing $K\"; fi\n"
 	       "\tK=$((K + 1))\ndone\n"
 	       "[ $# -gt 0 ] || { echo \"pqprof: no shard of $D has results\"; exit 1; }\n");
 	put_quoted(t, o->pqprof);
-	put(t, " merge --by-system \"$D\" \"$@\" || exit $?\n"
+	text_printf(t, " merge --by-system \"$D\" \"$@\" || exit $?\n"
 	       "if [ -n \"$missing\" ]; then\n"
 	       "\techo \"pqprof: shards without results:$missing; resubmit them with\"\n"
 	       "\techo \"  sbatch --array=<their numbers> $D/slurm/shard.sh, then sbatch $D/slurm/merge.sh\"\n"
@@ -191,7 +161,7 @@ static int sbatch(char *const argv[], const char *what, char *id, size_t len, pq
 	return 0;
 }
 
-static int write_script(const char *path, struct text *t, pq_error *err)
+static int write_script(const char *path, struct text_buf *t, pq_error *err)
 {
 	if (t->oom)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
@@ -286,7 +256,7 @@ int cmd_slurm(int argc, char **argv)
 		.time_limit = time_limit, .scheme = scheme, .shards = shards, .quick = quick, .shared = shared,
 		.sbatch_args = &sargs, .run_args = pos + 1, .nrun_args = np - 1,
 	};
-	struct text shard = { 0 }, merge = { 0 };
+	struct text_buf shard = { 0 }, merge = { 0 };
 	shard_script(&shard, &o);
 	merge_script(&merge, &o);
 	char shard_path[PATH_MAX + 32], merge_path[PATH_MAX + 32];
@@ -295,8 +265,8 @@ int cmd_slurm(int argc, char **argv)
 	r = write_script(shard_path, &shard, &err);
 	if (r == 0)
 		r = write_script(merge_path, &merge, &err);
-	free(shard.s);
-	free(merge.s);
+	text_free(&shard);
+	text_free(&merge);
 	opt_list_free(&sargs);
 	if (r < 0)
 		return cmd_fail("slurm", &err);

@@ -14,7 +14,8 @@ libpqprof_a_SOURCES += \
 	src/core/sigsafe.c src/core/sigsafe.h \
 	src/core/units.c src/core/units.h \
 	src/core/contain.c src/core/contain.h \
-	src/core/interrupt.c src/core/interrupt.h
+	src/core/interrupt.c src/core/interrupt.h \
+	src/core/text_buf.c src/core/text_buf.h
 # paths: the runner and the data directory, relative to the running binary.
 libpqprof_a_SOURCES += src/core/paths.c src/core/paths.h
 AM_CPPFLAGS += -DPQ_PREFIX='"$(prefix)"' -DPQ_EXEC_PREFIX='"$(exec_prefix)"' -DPQ_BINDIR='"$(bindir)"'
