@@ -158,10 +158,14 @@ int source_defines_main(const char *text)
 	return source_defines_function(text, "main");
 }
 
-int source_included_sources(const char *text, char names[][256], int max)
+/*
+ * The next #include directive after p: the name between its quotes or
+ * angle brackets (*name, *len, not NUL-terminated) and the closing
+ * character; returns where to look for the next one, NULL when none is left.
+ */
+static const char *next_include(const char *p, const char **name, size_t *len, char *close)
 {
-	int n = 0;
-	for (const char *p = strstr(text, "#"); p && n < max; p = strstr(p + 1, "#")) {
+	for (p = strchr(p, '#'); p; p = strchr(p + 1, '#')) {
 		const char *q = p + 1;
 		while (*q == ' ' || *q == '\t')
 			q++;
@@ -170,18 +174,36 @@ int source_included_sources(const char *text, char names[][256], int max)
 		q += 7;
 		while (*q == ' ' || *q == '\t')
 			q++;
-		if (*q != '"')
+		if (*q != '"' && *q != '<')
 			continue;
-		const char *e = strchr(q + 1, '"');
-		if (!e || e - q - 1 <= 2 || e - q - 1 >= 255)
+		char c = *q == '"' ? '"' : '>';
+		const char *e = q + 1;
+		while (*e && *e != c && *e != '\n')
+			e++;
+		if (*e != c)
 			continue;
-		if (strncmp(e - 2, ".c", 2) != 0)
+		*name = q + 1;
+		*len = (size_t)(e - q - 1);
+		*close = c;
+		return e;
+	}
+	return NULL;
+}
+
+int source_included_sources(const char *text, char names[][256], int max)
+{
+	int n = 0;
+	const char *nm;
+	size_t nl;
+	char close;
+	for (const char *p = next_include(text, &nm, &nl, &close); p && n < max; p = next_include(p, &nm, &nl, &close)) {
+		if (close != '"' || nl <= 2 || nl >= 255 || strncmp(nm + nl - 2, ".c", 2) != 0)
 			continue;
-		const char *base = q + 1;
-		for (const char *r = q + 1; r < e; r++)
+		const char *base = nm;
+		for (const char *r = nm; r < nm + nl; r++)
 			if (*r == '/')
 				base = r + 1;
-		snprintf(names[n], 256, "%.*s", (int)(e - base), base);
+		snprintf(names[n], 256, "%.*s", (int)(nm + nl - base), base);
 		n++;
 	}
 	return n;
@@ -493,25 +515,14 @@ static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
  */
 static int check_includes(struct scan_state *st, const char *rel, const char *text)
 {
-	for (const char *p = strchr(text, '#'); p; p = strchr(p + 1, '#')) {
-		const char *q = p + 1;
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (strncmp(q, "include", 7) != 0)
-			continue;
-		q += 7;
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (*q != '"' && *q != '<')
-			continue;
-		char close = *q == '"' ? '"' : '>';
-		const char *e = q + 1;
-		while (*e && *e != close && *e != '\n')
-			e++;
-		if (*e != close || e - q - 1 <= 0 || e - q - 1 >= PATH_MAX / 2)
+	const char *nm;
+	size_t nl;
+	char close;
+	for (const char *p = next_include(text, &nm, &nl, &close); p; p = next_include(p, &nm, &nl, &close)) {
+		if (nl == 0 || nl >= PATH_MAX / 2)
 			continue;
 		char name[PATH_MAX / 2];
-		snprintf(name, sizeof name, "%.*s", (int)(e - q - 1), q + 1);
+		snprintf(name, sizeof name, "%.*s", (int)nl, nm);
 		if (name[0] == '/')
 			return pq_fail(st->err, PQ_EINPUT, "%s: %s includes \"%s\": an absolute path outside the tree",
 			               st->ts->root, rel, name);

@@ -89,14 +89,12 @@ int profile_flamegraph_diff(const char *before_trace, const char *after_trace, c
 int profile_analyze(const char *trace_path, const char *op, const struct analysis_opts *opts,
                     json_t **record, pq_error *err)
 {
-	struct analysis *a;
-	*record = NULL;
-	int rc = analysis_open(&a, trace_path, opts, err);
-	if (rc < 0)
-		return rc;
-	rc = analysis_record(a, op, record, err);
-	analysis_close(a);
-	return rc;
+	struct analysis_opts record_only = { 0 };
+	if (opts) {
+		record_only = *opts;
+		record_only.flamegraph = record_only.folded = NULL;
+	}
+	return profile_analyze_files(trace_path, op, &record_only, record, err);
 }
 
 int profile_analyze_files(const char *trace_path, const char *op, const struct analysis_opts *opts,
