@@ -1,5 +1,4 @@
 /* contain: namespaces, scratch directory and uid for untrusted jobs; see contain.h. */
-#define _GNU_SOURCE
 #include "config.h"
 #include "core/contain.h"
 
