@@ -1,5 +1,4 @@
 /* contain: namespaces, scratch directory and uid for untrusted jobs; see contain.h. */
-#define _GNU_SOURCE
 #include "config.h"
 #include "core/contain.h"
 
@@ -377,6 +376,7 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 	if (r == 0) {
 		close(rp[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "pqprof-reaper");
 		/* pqprof's own handlers make no sense in here: back to the defaults. */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);

@@ -390,7 +390,7 @@ static int walk(struct scan_state *st, const char *rel, int depth)
 		names[n++] = strdup(de->d_name);
 	}
 	closedir(d);
-	if (r == 0)
+	if (r == 0 && n > 1) /* qsort wants a non-NULL array, even for an empty directory */
 		qsort(names, (size_t)n, sizeof *names, cmp_names);
 	int has_header = 0;
 	for (int i = 0; i < n && r == 0; i++) {

@@ -159,6 +159,12 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	argv[0] = (char *)runner;
 	argv[1] = (char *)spec->job;
 	argv[2] = (char *)contain_job_path(ct, spec->lib, lib_fd_path, sizeof lib_fd_path);
+	/* Handed over as an fd: keep the library's path visible on the command line (ps, pgrep). */
+	char name0[2 * PATH_MAX + 4];
+	if (argv[2] != spec->lib) {
+		snprintf(name0, sizeof name0, "%s[%s]", runner, spec->lib);
+		argv[0] = name0;
+	}
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = (char *)spec->args[i];
 	contain_exec(ct, runner, argv);
