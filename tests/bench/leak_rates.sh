@@ -10,6 +10,9 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 PQPROF=${PQPROF:-$top_builddir/pqprof}
+# The fixtures share sources outside their own trees: let them resolve anywhere in the source tree.
+PQPROF_SOURCE_ROOT=${PQPROF_SOURCE_ROOT:-$top_srcdir}
+export PQPROF_SOURCE_ROOT
 RUNS=${RUNS:-10}
 W=$(mktemp -d "${TMPDIR:-/tmp}/pqprof-leak-rates.XXXXXX")
 trap 'rm -rf "$W"' EXIT

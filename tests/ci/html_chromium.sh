@@ -7,6 +7,9 @@ set -eu
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 PQPROF=${PQPROF:-$top_builddir/pqprof}
+# The fixtures share sources outside their own trees: let them resolve anywhere in the source tree.
+PQPROF_SOURCE_ROOT=${PQPROF_SOURCE_ROOT:-$top_srcdir}
+export PQPROF_SOURCE_ROOT
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$CHROMIUM" ]; then
 	echo "html_chromium: chromium not installed (apt-get install chromium)"
