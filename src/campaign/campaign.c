@@ -826,7 +826,7 @@ static void print_summary(struct campaign *c, FILE *out)
 static int make_subdirs(const char *dir, pq_error *err)
 {
 	static const char *const subs[] = { "", "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                                    "traces", "flame", "leak", NULL };
+	                                    "traces", "flame", NULL }; /* leak/: made by the leak step */
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		int r = path_fmt(p, sizeof p, err, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
