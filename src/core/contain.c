@@ -328,7 +328,10 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 	memset(c, 0, sizeof *c);
 	c->status_fd = -1;
 	c->as_user = caps.drop_uid && !(o && o->no_user_change);
-	if (c->as_user && o && o->readable && !readable_by(o->readable, caps.uid, caps.gid))
+	struct stat rsb;
+	if (c->as_user && o && o->readable && stat(o->readable, &rsb) != 0)
+		c->as_user = 0; /* nothing there to run: let the job say "no such file" */
+	else if (c->as_user && o && o->readable && !readable_by(o->readable, caps.uid, caps.gid))
 		c->via_fd = 1;
 	if (o && o->workdir)
 		snprintf(c->workdir, sizeof c->workdir, "%s", o->workdir);
