@@ -1,6 +1,7 @@
 /* contain: namespaces, scratch directory and uid for untrusted jobs; see contain.h. */
 #include "config.h"
 #include "core/contain.h"
+#include "core/interrupt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -295,6 +296,7 @@ static int make_scratch(struct contained *c, pq_error *err)
 		errno = e;
 		return pq_fail_errno(err, PQ_EIO, "cannot create a scratch directory");
 	}
+	interrupt_track_tmp(c->scratch, 1); /* an interrupted pqprof removes it too */
 	if (c->as_user && chown(c->scratch, caps.uid, caps.gid) != 0)
 		return pq_fail_errno(err, PQ_EIO, "%s: cannot hand the scratch directory over", c->scratch);
 	return 0;
@@ -319,6 +321,7 @@ static void remove_scratch(struct contained *c)
 	chmod(c->scratch, 0700);
 	nftw(c->scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 	rmdir(c->scratch);
+	interrupt_untrack_tmp(c->scratch);
 	c->scratch[0] = '\0';
 }
 
