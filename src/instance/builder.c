@@ -517,9 +517,18 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		/*
 		 * A tree below a private directory (mode 0700 on the way) is
 		 * reached from a working directory entered before the uid change.
+		 * A tree that is itself private to the caller is compiled with the
+		 * caller's uid (still in the namespaces, under the limits); the
+		 * tree scan has already refused includes that leave it.
 		 */
-		if (lim.as_user && !contain_job_can_read(probe))
-			lim.workdir = ts->within;
+		if (lim.as_user && !contain_job_can_read(probe)) {
+			struct stat wsb, psb;
+			if (stat(ts->within, &wsb) == 0 && (wsb.st_mode & 0005) == 0005 && stat(probe, &psb) == 0 &&
+			    (psb.st_mode & 0004))
+				lim.workdir = ts->within;
+			else
+				lim.as_user = 0;
+		}
 	}
 	char base[PATH_MAX];
 	if (lim.workdir)
@@ -564,6 +573,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	          contain_caps()->summary, lim.timeout_s, lim.as_limit >> 20);
 	if (lim.workdir)
 		notes_add(res, "containment: the tree is below a private directory: compilers reach it from %s", ts->within);
+	else if (contain_caps()->drop_uid && !lim.as_user)
+		notes_add(res, "containment: the tree is readable only by the caller: compilers keep the caller's uid");
 	for (int i = 0; i < ts->nfiles; i++) {
 		const struct tree_file *f = &ts->files[i];
 		if (f->keep)
