@@ -108,6 +108,13 @@ int cmd_leak(int argc, char **argv)
 		}
 		ops[nops++] = (enum pq_op)o;
 	}
+	/* A single operation that none of the named pairs applies to is a usage error, found before any output. */
+	const struct leak_pair *check[16];
+	if (nops == 1 && classes && leak_pairs_select(ops[0], classes, check, 16, NULL, 0) == 0) {
+		json_decref(desc);
+		pq_fail(&err, PQ_EUSAGE, "--classes: '%s' names no class pair of %s", classes, pq_op_name(ops[0]));
+		return cmd_fail("leak", &err);
+	}
 	env_info env;
 	json_t *envj = NULL;
 	if (env_capture(&env, (int)cpu, json_string_value(json_object_get(desc, "compiler")), &err) == 0)
