@@ -325,6 +325,18 @@ static void remove_scratch(struct contained *c)
 	c->scratch[0] = '\0';
 }
 
+/* Let the job go on; 0 on success.  A job killed meanwhile must not take
+ * pqprof down with SIGPIPE. */
+static int release_job(int fd)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old);
+	ssize_t n = write(fd, "G", 1);
+	sigaction(SIGPIPE, &old, NULL);
+	return n == 1 ? 0 : -1;
+}
+
 pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *err)
 {
 	probe();
@@ -363,8 +375,17 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 		c->pid = p;
 		return p;
 	}
-	int rp[2];
+	/* rp: the reaper says "ready", later its report; go: the job waits on it
+	 * until pqprof has found the job's host pid (a job that exits at once,
+	 * e.g. a failed exec, would otherwise be reaped before it is seen). */
+	int rp[2], go[2];
 	if (pipe2(rp, O_CLOEXEC) != 0) {
+		remove_scratch(c);
+		return pq_fail_errno(err, PQ_EIO, "pipe");
+	}
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		close(rp[0]);
+		close(rp[1]);
 		remove_scratch(c);
 		return pq_fail_errno(err, PQ_EIO, "pipe");
 	}
@@ -375,12 +396,15 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 		int e = errno;
 		close(rp[0]);
 		close(rp[1]);
+		close(go[0]);
+		close(go[1]);
 		remove_scratch(c);
 		errno = e;
 		return pq_fail_errno(err, PQ_EIO, "clone (PID namespace)");
 	}
 	if (r == 0) {
 		close(rp[0]);
+		close(go[1]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		prctl(PR_SET_NAME, "pqprof-reaper");
 		/* pqprof's own handlers make no sense in here: back to the defaults. */
@@ -394,8 +418,16 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 			close(rp[1]);
 			setpgid(0, 0);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			char g = 0;
+			ssize_t n;
+			while ((n = read(go[0], &g, 1)) < 0 && errno == EINTR)
+				;
+			if (n != 1 || g != 'G')
+				_exit(126);
+			close(go[0]);
 			return 0;
 		}
+		close(go[0]);
 		if (job < 0)
 			_exit(126);
 		char ready = 'R';
@@ -404,17 +436,35 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 		reaper(job, rp[1]);
 	}
 	close(rp[1]);
+	close(go[0]);
 	c->reaper = r;
 	c->status_fd = rp[0];
 	char ready = 0;
+	const char *why = NULL;
 	struct pollfd pf = { .fd = rp[0], .events = POLLIN };
-	if (poll(&pf, 1, 10000) != 1 || read(rp[0], &ready, 1) != 1 || ready != 'R' || !(c->pid = child_of(r))) {
+	int pr;
+	while ((pr = poll(&pf, 1, 30000)) < 0 && errno == EINTR)
+		;
+	ssize_t got;
+	while (pr == 1 && (got = read(rp[0], &ready, 1)) < 0 && errno == EINTR)
+		;
+	if (pr != 1)
+		why = pr == 0 ? "no word from it in 30 s" : "poll failed";
+	else if (got != 1 || ready != 'R')
+		why = "it exited before its job was made";
+	else if (!(c->pid = child_of(r)))
+		why = "its job's pid was not found";
+	else if (release_job(go[1]) < 0)
+		why = "its job was gone before it could start";
+	if (why) {
+		close(go[1]);
 		kill(r, SIGKILL);
 		waitpid(r, NULL, 0);
 		close(rp[0]);
 		remove_scratch(c);
-		return pq_fail(err, PQ_EIO, "the contained process did not start");
+		return pq_fail(err, PQ_EIO, "the contained process did not start: %s", why);
 	}
+	close(go[1]);
 	return c->pid;
 }
 
