@@ -120,16 +120,18 @@ unsigned sampler_ring_pages(enum sampler_mode mode)
 #define MIN_SAMPLES_IN_RING 16u
 
 /*
- * Data pages an unprivileged user may map: perf_event_mlock_kb less the
- * control page, as a power of two (map_ring halves the ring until it
- * fits).  0 when there is no such limit (root).
+ * Data pages an unprivileged user may map: perf_event_mlock_kb per online
+ * CPU (the kernel's allowance) less the control page, as a power of two;
+ * map_ring still halves the ring should other mappings of the user's
+ * take part of it.  0 when there is no such limit (root).
  */
 static unsigned mlock_pages(void)
 {
 	long kb;
 	if (geteuid() == 0 || read_long_file("/proc/sys/kernel/perf_event_mlock_kb", &kb) < 0 || kb <= 0)
 		return 0;
-	uint64_t pages = (uint64_t)kb * 1024 / (uint64_t)sysconf(_SC_PAGESIZE);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t pages = (uint64_t)kb * 1024 * (uint64_t)(cpus > 0 ? cpus : 1) / (uint64_t)sysconf(_SC_PAGESIZE);
 	unsigned p = 1;
 	while ((uint64_t)p * 2 + 1 <= pages)
 		p *= 2;

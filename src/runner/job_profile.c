@@ -112,7 +112,10 @@ static __attribute__((noinline)) int sampled_call(struct sampler_child *sc, stru
 	return rc;
 }
 
-static void find_entry(struct op_ctx *c, enum pq_op op, struct sampler_child *sc)
+/* Inlined so that sampled_call is entered from job_profile's own frame,
+ * as in the sampling loop, and the scheme at the same stack pointer. */
+static inline __attribute__((always_inline)) void find_entry(struct op_ctx *c, enum pq_op op,
+                                                            struct sampler_child *sc)
 {
 	const struct pqprof_instance *real = c->inst;
 	struct pqprof_instance probe = *real;
@@ -157,7 +160,8 @@ static __attribute__((noinline, no_sanitize_address)) uintptr_t first_dirty(uint
 }
 
 /* Bytes below the entry that one call of op writes; 0 when not measurable. */
-static uint64_t measure_depth(struct op_ctx *c, enum pq_op op, uint64_t entry_sp)
+static inline __attribute__((always_inline)) uint64_t measure_depth(struct op_ctx *c, enum pq_op op,
+                                                                    uint64_t entry_sp)
 {
 	size_t n = PAINT_MAX;
 	struct rlimit rl;
