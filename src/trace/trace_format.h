@@ -15,7 +15,7 @@
 #define TRACE_MAGIC "PQPT"
 #define TRACE_PREAMBLE_LEN 8
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 0
+#define TRACE_VERSION_MINOR 1  /* 1: UNWIND_STATS */
 
 /* Record types.  Frame 0 holds exactly one HEADER record. */
 enum trace_rec_type {
