@@ -14,8 +14,8 @@
  *   - frame pointer, for a frame whose code has no CFI (assembly): rbp
  *     points into the stack copy at a saved rbp followed by a valid return
  *     address, and no valid return address lies below that slot;
- *   - stack scan: the first word above the frame's stack pointer that is a
- *     valid return address.
+ *   - stack scan: the first word in the 16 KiB above the frame's stack
+ *     pointer that is a valid return address.
  * A valid return address lies in a mapped executable file, inside a
  * function its symbol table knows, right after a call instruction (call
  * rel32 whose target is mapped code, or call r/m64); every recovered frame
