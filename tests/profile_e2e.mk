@@ -10,6 +10,11 @@ TESTS += tests/e2e/profile.sh
 EXTRA_DIST += tests/e2e/profile.sh tests/fixtures/profile/hot90 tests/fixtures/profile/hot90-lib2 \
 	tests/bench/bench_profile_vs_perf.sh doc/profile-report.md
 
+# Dwarf stacks reach the entry frame through a large stack frame and a
+# CFI-less assembly leaf (the deepstack fixture).
+TESTS += tests/e2e/profile_unwind.sh
+EXTRA_DIST += tests/e2e/profile_unwind.sh tests/fixtures/profile/deepstack
+
 # The offline attribution rules on traces with known stacks (exact figures).
 check_PROGRAMS += tests/test_analysis
 TESTS += tests/test_analysis

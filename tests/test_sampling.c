@@ -545,6 +545,32 @@ START_TEST(test_config_parsing)
 }
 END_TEST
 
+/* The stack copy covers the measured depth plus a margin, within the
+ * kernel's limit and 1/16 of the ring. */
+START_TEST(test_stack_bytes_sizing)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned big_ring = (unsigned)((64u << 20) / (unsigned long)pg);
+	unsigned b = sampler_stack_bytes_for(10000, big_ring);
+	ck_assert_uint_ge(b, 10000 + 1024);
+	ck_assert_uint_le(b, 10000 + 4096);
+	ck_assert_uint_eq(b % 8, 0);
+	ck_assert_uint_eq(sampler_stack_bytes_for(1u << 20, big_ring), SAMPLER_MAX_STACK_BYTES);
+	unsigned small_ring = (unsigned)((256u << 10) / (unsigned long)pg);
+	ck_assert_uint_le(sampler_stack_bytes_for(60000, small_ring), (256u << 10) / 16);
+	ck_assert_uint_ge(sampler_stack_bytes_for(0, big_ring), 64);
+	/* the kernel's limit is accepted, one byte more is not */
+	struct sampler_config cfg;
+	sampler_config_default(&cfg);
+	cfg.mode = SAMPLER_MODE_DWARF;
+	cfg.stack_bytes = SAMPLER_MAX_STACK_BYTES + 8;
+	struct sampler_child sc;
+	pq_error err;
+	ck_assert_int_eq(sampler_child_open(&cfg, &sc, &err), -PQ_EUSAGE);
+	ck_assert(sampler_ring_pages(SAMPLER_MODE_DWARF) >= 8);
+}
+END_TEST
+
 /* ---- set-up: build the fixture ---- */
 
 static int build_fixture(void)
@@ -591,6 +617,7 @@ int main(void)
 	TCase *tc = tcase_create("profile");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_config_parsing);
+	tcase_add_test(tc, test_stack_bytes_sizing);
 	tcase_add_test(tc, test_fp_samples_only_while_enabled);
 	tcase_add_test(tc, test_dwarf_unwinds_through_omitted_frame_pointer);
 	tcase_add_test(tc, test_dwarf_small_stack_copy_is_truncated);

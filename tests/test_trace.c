@@ -502,6 +502,37 @@ START_TEST(test_unknown_records)
 }
 END_TEST
 
+/* UNWIND_STATS comes back field for field, just before END. */
+START_TEST(test_unwind_stats_record)
+{
+	pq_error err;
+	json_t *h = json_object();
+	trace_writer *w = trace_writer_open(tpath("u.pqt"), h, &err);
+	json_decref(h);
+	ck_assert_msg(w != NULL, "%s", err.msg);
+	uint64_t ips[3] = { 0x1000, 0x2000, 0x3000 };
+	ck_assert_int_eq(trace_write_sample(w, 1, 5, 10, ips, 3), 0);
+	const struct trace_unwind_stats in = { 1, 1000, 990, 10, 4000, 300, 200, 6000 };
+	ck_assert_int_eq(trace_write_unwind_stats(w, &in), 0);
+	ck_assert_msg(trace_writer_close(w, 1, NULL, &err) == 0, "%s", err.msg);
+	trace_reader *r;
+	ck_assert_msg(trace_reader_open(&r, tpath("u.pqt"), &err) == 0, "%s", err.msg);
+	struct trace_record rec;
+	int seen = 0, k;
+	while ((k = trace_reader_next(r, &rec, &err)) == 1) {
+		if (rec.type != TRACE_REC_UNWIND_STATS)
+			continue;
+		seen++;
+		ck_assert_mem_eq(&rec.u.unwind, &in, sizeof in);
+	}
+	ck_assert_msg(k == 0, "%s", err.msg);
+	ck_assert_int_eq(seen, 1);
+	ck_assert_int_eq(trace_reader_check_complete(r, &err), 0);
+	ck_assert_str_eq(trace_rec_type_name(TRACE_REC_UNWIND_STATS), "UNWIND_STATS");
+	trace_reader_close(r);
+}
+END_TEST
+
 START_TEST(test_writer_errors)
 {
 	pq_error err;
@@ -821,6 +852,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_missing_frame);
 	tcase_add_test(tc, test_magic_and_version);
 	tcase_add_test(tc, test_unknown_records);
+	tcase_add_test(tc, test_unwind_stats_record);
 	tcase_add_test(tc, test_writer_errors);
 	suite_add_tcase(s, tc);
 	TCase *te = tcase_create("export");

@@ -86,7 +86,7 @@ int cmd_profile(int argc, char **argv)
 		{ OPT_INT, 0, "freq", &freq, "HZ", "samples per second (default 3999 cycles, 1999 clocks)" },
 		{ OPT_INT, 0, "period", &period, "N", "events per sample instead of a frequency" },
 		{ OPT_STRING, 0, "call-graph", &callgraph, "MODE", "auto (default: fp if built with -fno-omit-frame-pointer, else dwarf), fp, dwarf, none" },
-		{ OPT_INT, 0, "stack", &stack, "BYTES", "dwarf: user stack copied per sample (default 16384)" },
+		{ OPT_INT, 0, "stack", &stack, "BYTES", "dwarf: user stack copied per sample (default: the measured depth of the operation, up to 65528)" },
 		{ OPT_INT, 0, "pages", &pages, "N", "ring buffer data pages (power of two)" },
 		{ OPT_INT, 0, "min-samples", &min_samples, "N", "samples per operation to reach (default 2000)" },
 		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "at most this much sampled time per operation (default 30)" },

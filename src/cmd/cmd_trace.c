@@ -179,6 +179,13 @@ static int dump_record(const struct trace_record *rec, void *ctx)
 	case TRACE_REC_END:
 		printf(" samples=%" PRIu64 " records=%" PRIu64, rec->u.end.samples, rec->u.end.records);
 		break;
+	case TRACE_REC_UNWIND_STATS:
+		printf(" op=%" PRIu64 " stacks=%" PRIu64 " complete=%" PRIu64 " incomplete=%" PRIu64
+		       " cfi=%" PRIu64 " fp=%" PRIu64 " scan=%" PRIu64 " stitched=%" PRIu64,
+		       rec->u.unwind.op, rec->u.unwind.stacks, rec->u.unwind.complete,
+		       rec->u.unwind.incomplete, rec->u.unwind.frames_cfi, rec->u.unwind.frames_fp,
+		       rec->u.unwind.frames_scan, rec->u.unwind.frames_stitched);
+		break;
 	default:
 		break;
 	}

@@ -266,6 +266,23 @@ static int read_trace(struct analysis *a, trace_reader *r, pq_error *err)
 		case TRACE_REC_SAMPLE:
 			rc = add_sample(a, &rec, err);
 			break;
+		case TRACE_REC_UNWIND_STATS:
+			for (size_t i = 0; i < a->nops; i++) {
+				if (a->ops[i].op != rec.u.unwind.op)
+					continue;
+				struct trace_unwind_stats *u = &a->ops[i].unwind;
+				const struct trace_unwind_stats *v = &rec.u.unwind;
+				u->op = v->op;
+				u->stacks += v->stacks;
+				u->complete += v->complete;
+				u->incomplete += v->incomplete;
+				u->frames_cfi += v->frames_cfi;
+				u->frames_fp += v->frames_fp;
+				u->frames_scan += v->frames_scan;
+				u->frames_stitched += v->frames_stitched;
+				a->ops[i].has_unwind = 1;
+			}
+			break;
 		case TRACE_REC_LOST:
 			if (a->cur_op != NONE)
 				a->ops[a->cur_op].lost += rec.u.lost.count;

@@ -74,6 +74,8 @@ struct opinfo {
 	uint64_t op;
 	char *name;
 	uint64_t samples, weight, lost, runs, ends, max_end;
+	int has_unwind;              /* an UNWIND_STATS record was read */
+	struct trace_unwind_stats unwind;
 };
 
 struct analysis {

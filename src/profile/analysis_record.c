@@ -360,6 +360,35 @@ static uint64_t op_calls(const struct analysis *a, const struct opinfo *o)
 	return strcmp(markers, "per-run") == 0 ? o->max_end : o->ends;
 }
 
+/*
+ * How the unwinder recovered this operation's stacks (dwarf mode), or
+ * null when the trace does not say.  More than 1% of stacks that did not
+ * reach the entry frame adds a warning: every inclusive share is then too
+ * low by about that much.
+ */
+#define INCOMPLETE_WARN_SHARE 0.01
+
+static json_t *unwind_json(const struct opinfo *o, json_t *warnings)
+{
+	if (!o->has_unwind)
+		return json_null();
+	const struct trace_unwind_stats *u = &o->unwind;
+	double share = u->stacks ? (double)u->incomplete / (double)u->stacks : 0.0;
+	if (share > INCOMPLETE_WARN_SHARE) {
+		char w[256];
+		snprintf(w, sizeof w,
+		         "%" PRIu64 " of %" PRIu64 " stacks (%.1f%%) did not reach the scheme's entry frame: "
+		         "inclusive shares and the call tree are low by up to that much",
+		         u->incomplete, u->stacks, 100.0 * share);
+		json_array_append_new(warnings, json_string(w));
+	}
+	return json_pack("{s:I, s:I, s:I, s:f, s:{s:I, s:I, s:I, s:I}}", "stacks", (json_int_t)u->stacks,
+	                 "complete", (json_int_t)u->complete, "incomplete", (json_int_t)u->incomplete,
+	                 "incomplete_share", share, "frames", "cfi", (json_int_t)u->frames_cfi,
+	                 "frame_pointer", (json_int_t)u->frames_fp, "scan", (json_int_t)u->frames_scan,
+	                 "stitched", (json_int_t)u->frames_stitched);
+}
+
 int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_error *err)
 {
 	*record = NULL;
@@ -458,7 +487,9 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_object_set_new(r, "flamegraph", a->opts.flamegraph ? json_string(a->opts.flamegraph) : json_null());
 	json_object_set_new(r, "folded", a->opts.folded ? json_string(a->opts.folded) : json_null());
 	json_object_set_new(r, "modules_unverified", json_deep_copy(a->unverified));
-	json_object_set_new(r, "warnings", json_deep_copy(a->warnings));
+	json_t *warn = json_deep_copy(a->warnings);
+	json_object_set_new(r, "unwind", unwind_json(o, warn));
+	json_object_set_new(r, "warnings", warn);
 	*record = r;
 out:
 	free(t.self);

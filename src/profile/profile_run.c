@@ -328,6 +328,8 @@ static void on_tick(void *user)
 		}
 		if (k == 0)
 			return;
+		if (r->uw)
+			unwinder_set_entry(r->uw, r->sp.entry_sp, r->sp.entry_frames, r->sp.nentry_frames);
 	}
 	if (!r->live && go_live(r, &e) < 0) {
 		run_fail(r, &e);
@@ -416,11 +418,11 @@ static int run_child(struct recorder *rec, enum pq_op op, double seconds, uint64
 		args[na++] = "--stack";
 		args[na++] = a_stack;
 	}
-	if (o->pages) {
-		snprintf(a_pages, sizeof a_pages, "%u", o->pages);
-		args[na++] = "--pages";
-		args[na++] = a_pages;
-	}
+	/* The parent maps the ring, so its limits size it (the child may run
+	 * as another user). */
+	snprintf(a_pages, sizeof a_pages, "%u", o->pages ? o->pages : sampler_ring_pages(r.mode));
+	args[na++] = "--pages";
+	args[na++] = a_pages;
 	args[na] = NULL;
 
 	struct child_hooks hooks = { .user = &r, .spawned = on_spawned, .tick = on_tick, .wake_fd = -1 };
@@ -465,6 +467,16 @@ static int run_child(struct recorder *rec, enum pq_op op, double seconds, uint64
 	os->samples += r.samples;
 	os->lost += r.sp.stats.lost;
 	os->truncated += r.truncated;
+	if (r.uw) {
+		const struct unwind_stats *us = unwinder_stats(r.uw);
+		os->unwind.stacks += us->samples;
+		os->unwind.complete += us->complete;
+		os->unwind.incomplete += us->samples - us->complete;
+		os->unwind.frames_cfi += us->frames_cfi;
+		os->unwind.frames_fp += us->frames_fp;
+		os->unwind.frames_scan += us->frames_scan;
+		os->unwind.frames_stitched += us->frames_stitched;
+	}
 	os->calls += calls;
 	os->runs++;
 	if (crc == 0)
@@ -731,6 +743,14 @@ int profile_record(const struct profile_opts *o, const char *trace_path,
 	for (int i = 0; i < o->nops && rc == 0; i++) {
 		struct profile_op_summary *os = &sum->ops[sum->nops++];
 		rc = sample_op(&rec, o->ops[i], os, err);
+	}
+	if (rec.w && rc == 0) {
+		for (int i = 0; i < sum->nops; i++) {
+			struct trace_unwind_stats *us = &sum->ops[i].unwind;
+			us->op = (uint64_t)sum->ops[i].op;
+			if (us->stacks)
+				trace_write_unwind_stats(rec.w, us);
+		}
 	}
 	if (rec.w) {
 		pq_error cerr;

@@ -22,7 +22,10 @@
  *   - a LOST record before an OP_END belongs to that child;
  *   - the JSON header is written when the first child has attached (so it
  *     names the event that really ran) and holds the exact call counts,
- *     which are measured first.
+ *     which are measured first;
+ *   - dwarf mode: one UNWIND_STATS record per operation just before END,
+ *     saying how the unwinder recovered frames and how many stacks did
+ *     not reach the scheme's entry frame.
  * The trace is opened lazily and written in place; a failed run leaves an
  * incomplete trace (no END record) and an error.
  *
@@ -70,6 +73,7 @@ struct profile_op_summary {
 	enum pq_op op;
 	uint64_t samples, lost, calls;
 	uint64_t truncated;            /* dwarf mode: stacks the unwinder truncated */
+	struct trace_unwind_stats unwind; /* dwarf mode: how frames were recovered */
 	unsigned runs;                 /* children */
 	double seconds;                /* time in sampled calls */
 };

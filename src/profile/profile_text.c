@@ -189,6 +189,14 @@ void profile_text_print(FILE *out, const json_t *rec, const struct profile_text_
 	if (harness)
 		fprintf(out, "; %lld samples in the harness (enable/disable, call wrapper) left out", harness);
 	fprintf(out, "\n");
+	const json_t *uw = json_object_get(rec, "unwind");
+	if (json_is_object(uw)) {
+		const json_t *fr = json_object_get(uw, "frames");
+		fprintf(out, "   unwinding: %lld of %lld stacks reach the entry frame (%.1f%% incomplete); "
+		        "frames by CFI %lld, frame pointer %lld, stack scan %lld, stitched %lld\n",
+		        inum(uw, "complete"), inum(uw, "stacks"), 100 * num(uw, "incomplete_share"),
+		        inum(fr, "cfi"), inum(fr, "frame_pointer"), inum(fr, "scan"), inum(fr, "stitched"));
+	}
 	size_t i;
 	json_t *w;
 	json_array_foreach(json_object_get(rec, "modules_unverified"), i, w)

@@ -30,7 +30,7 @@
 #endif
 
 #define WIRE_MAGIC 0x70717366u /* "fsqp" */
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u
 #define ACK_OK 'Y'
 #define ACK_FAIL 'N'
 #define SEND_WAIT_MS 30000
@@ -51,6 +51,9 @@ struct sampler_wire {
 	uint64_t period;
 	char event_name[32];
 	char fallback[160];
+	uint64_t entry_sp;
+	uint32_t nentry_frames, pad;
+	uint64_t entry_frames[SAMPLER_MAX_ENTRY_FRAMES];
 };
 
 _Static_assert(sizeof(struct sampler_wire) <= sizeof(((struct sampler_parent *)0)->wire),
@@ -83,6 +86,73 @@ int sampler_event_parse(const char *s)
 		if (!strcmp(s, names[i]))
 			return i;
 	return -1;
+}
+
+unsigned sampler_default_pages(enum sampler_mode mode)
+{
+	return mode == SAMPLER_MODE_DWARF ? 512 : 128;
+}
+
+/* See mlock_pages() below. */
+static unsigned mlock_pages(void);
+
+/*
+ * Dwarf samples carry up to 64 KiB of stack each: a privileged parent
+ * takes an 8 MiB ring so that ticks of unwinding do not overflow it.
+ */
+#define DWARF_PRIVILEGED_PAGES 2048u
+
+unsigned sampler_ring_pages(enum sampler_mode mode)
+{
+	unsigned lim = mlock_pages();
+	if (!lim)
+		return mode == SAMPLER_MODE_DWARF ? DWARF_PRIVILEGED_PAGES : sampler_default_pages(mode);
+	unsigned want = sampler_default_pages(mode);
+	return lim < want ? (lim < MIN_DATA_PAGES ? MIN_DATA_PAGES : lim) : want;
+}
+
+/*
+ * The margin covers what the measured call did not touch: frames that
+ * reserve stack without writing all of it, the 128-byte red zone, and
+ * other paths through the scheme.
+ */
+#define STACK_MARGIN 2048u
+#define MIN_SAMPLES_IN_RING 16u
+
+/*
+ * Data pages an unprivileged user may map: perf_event_mlock_kb per online
+ * CPU (the kernel's allowance) less the control page, as a power of two;
+ * map_ring still halves the ring should other mappings of the user's
+ * take part of it.  0 when there is no such limit (root).
+ */
+static unsigned mlock_pages(void)
+{
+	long kb;
+	if (geteuid() == 0 || read_long_file("/proc/sys/kernel/perf_event_mlock_kb", &kb) < 0 || kb <= 0)
+		return 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t pages = (uint64_t)kb * 1024 * (uint64_t)(cpus > 0 ? cpus : 1) / (uint64_t)sysconf(_SC_PAGESIZE);
+	unsigned p = 1;
+	while ((uint64_t)p * 2 + 1 <= pages)
+		p *= 2;
+	return p;
+}
+
+unsigned sampler_stack_bytes_for(uint64_t depth, unsigned data_pages)
+{
+	uint64_t want = depth + STACK_MARGIN;
+	want = (want + 7) & ~(uint64_t)7;
+	unsigned pages = data_pages ? data_pages : sampler_default_pages(SAMPLER_MODE_DWARF);
+	uint64_t ring = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t cap = ring / MIN_SAMPLES_IN_RING;
+	if (cap > SAMPLER_MAX_STACK_BYTES)
+		cap = SAMPLER_MAX_STACK_BYTES;
+	cap &= ~(uint64_t)7;
+	if (want > cap)
+		want = cap;
+	if (want < 64)
+		want = 64;
+	return (unsigned)want;
 }
 
 const char *sampler_mode_name(enum sampler_mode m)
@@ -233,17 +303,17 @@ int sampler_child_open(const struct sampler_config *cfg, struct sampler_child *s
 	sc->fd = -1;
 	unsigned pages = cfg->data_pages;
 	if (!pages)
-		pages = cfg->mode == SAMPLER_MODE_DWARF ? 512 : 128;
+		pages = sampler_default_pages(cfg->mode);
 	if (!is_pow2(pages))
 		return pq_fail(err, PQ_EUSAGE, "sampler: ring buffer pages (%u) must be a power of two", pages);
 	if (cfg->mode == SAMPLER_MODE_DWARF) {
 #if !defined(__x86_64__)
 		return pq_fail(err, PQ_EPERF, "sampler: dwarf mode is only implemented for x86-64; use fp mode");
 #endif
-		if (cfg->stack_bytes < 64 || cfg->stack_bytes > 65000 || cfg->stack_bytes % 8)
+		if (cfg->stack_bytes < 64 || cfg->stack_bytes > SAMPLER_MAX_STACK_BYTES || cfg->stack_bytes % 8)
 			return pq_fail(err, PQ_EUSAGE,
-			               "sampler: stack copy size %u must be a multiple of 8 in 64..65000",
-			               cfg->stack_bytes);
+			               "sampler: stack copy size %u must be a multiple of 8 in 64..%u",
+			               cfg->stack_bytes, SAMPLER_MAX_STACK_BYTES);
 	}
 
 	enum sampler_event order[2];
@@ -292,6 +362,9 @@ int sampler_child_send_fds(struct sampler_child *sc, int ctrl_fd, pq_error *err)
 	w.period = sc->period;
 	memcpy(w.event_name, sc->event_name, sizeof w.event_name);
 	memcpy(w.fallback, sc->fallback, sizeof w.fallback);
+	w.entry_sp = sc->entry_sp;
+	w.nentry_frames = sc->nentry_frames <= SAMPLER_MAX_ENTRY_FRAMES ? sc->nentry_frames : 0;
+	memcpy(w.entry_frames, sc->entry_frames, w.nentry_frames * sizeof *w.entry_frames);
 
 	union {
 		struct cmsghdr h;
@@ -463,6 +536,9 @@ int sampler_parent_attach(struct sampler_parent *sp, int event_fd, pid_t pid,
 	sp->period = lay->period;
 	snprintf(sp->event_name, sizeof sp->event_name, "%s", lay->event_name);
 	snprintf(sp->fallback, sizeof sp->fallback, "%s", lay->fallback);
+	sp->entry_sp = lay->entry_sp;
+	sp->nentry_frames = lay->nentry_frames <= SAMPLER_MAX_ENTRY_FRAMES ? lay->nentry_frames : 0;
+	memcpy(sp->entry_frames, lay->entry_frames, sp->nentry_frames * sizeof *sp->entry_frames);
 	sp->rec = malloc(MAX_RECORD);
 	sp->ipbuf = malloc(MAX_IPS * sizeof *sp->ipbuf);
 	if (!sp->rec || !sp->ipbuf)
@@ -491,6 +567,9 @@ static void layout_from_wire(const struct sampler_wire *w, struct sampler_child 
 	lay->event_name[sizeof lay->event_name - 1] = '\0';
 	memcpy(lay->fallback, w->fallback, sizeof lay->fallback);
 	lay->fallback[sizeof lay->fallback - 1] = '\0';
+	lay->entry_sp = w->entry_sp;
+	lay->nentry_frames = w->nentry_frames <= SAMPLER_MAX_ENTRY_FRAMES ? w->nentry_frames : 0;
+	memcpy(lay->entry_frames, w->entry_frames, lay->nentry_frames * sizeof *lay->entry_frames);
 }
 
 int sampler_parent_receive(struct sampler_parent *sp, int ctrl_fd, pid_t pid, pq_error *err)

@@ -46,9 +46,15 @@ struct sampler_config {
 	enum sampler_mode mode;
 	unsigned freq;            /* samples per second; 0 = use period */
 	unsigned long long period;/* events per sample when freq == 0 */
-	unsigned stack_bytes;     /* dwarf: bytes of user stack copied per sample */
+	unsigned stack_bytes;     /* dwarf: bytes of user stack copied per sample
+	                           * (8..SAMPLER_MAX_STACK_BYTES, multiple of 8) */
 	unsigned data_pages;      /* ring buffer data pages (power of two) */
 };
+
+/* The kernel's limit on one sample's stack copy (the record size is 16 bits). */
+#define SAMPLER_MAX_STACK_BYTES 65528u
+/* Runner frames above the scheme's entry that a child reports (see below). */
+#define SAMPLER_MAX_ENTRY_FRAMES 16
 
 /* Defaults: auto event, fp mode, freq 0 (= 3999 Hz for cycles, 1999 Hz
  * for clocks), 16 KiB stack copies, a 512 KiB ring (2 MiB in dwarf mode). */
@@ -73,7 +79,36 @@ struct sampler_child {
 	uint64_t sample_type;
 	uint64_t regs_mask;
 	unsigned stack_bytes;
+	/*
+	 * Where the scheme is entered, filled in by the runner before
+	 * sampler_child_send_fds: entry_sp is the stack pointer at the call
+	 * into the scheme (the entry function's CFA; 0 when unknown), and
+	 * entry_frames the return addresses of the runner's frames above the
+	 * function that makes that call, innermost first.  The parent unwinds
+	 * up to entry_sp and stitches entry_frames above it.
+	 */
+	uint64_t entry_sp;
+	uint64_t entry_frames[SAMPLER_MAX_ENTRY_FRAMES];
+	unsigned nentry_frames;
 };
+
+/*
+ * Bytes of stack copy that cover `depth` bytes of scheme stack below the
+ * entry, with a margin, clamped to SAMPLER_MAX_STACK_BYTES and to what a
+ * ring of data_pages pages holds comfortably (at least 16 samples).
+ */
+unsigned sampler_stack_bytes_for(uint64_t depth, unsigned data_pages);
+
+/* Ring data pages a child asks for when none are configured. */
+unsigned sampler_default_pages(enum sampler_mode mode);
+
+/*
+ * Ring data pages the calling process can map for a child of this mode:
+ * more than the default in dwarf mode when memory locking is not limited
+ * (root), at most what perf_event_mlock_kb allows otherwise.  Called by
+ * the parent, which maps the ring, and passed to the child.
+ */
+unsigned sampler_ring_pages(enum sampler_mode mode);
 
 /* Open the (disabled) sampling event on the calling thread. */
 int sampler_child_open(const struct sampler_config *cfg, struct sampler_child *sc, pq_error *err);
@@ -156,6 +191,9 @@ struct sampler_parent {
 	char fallback[160];
 	unsigned freq;
 	unsigned long long period;
+	uint64_t entry_sp;        /* as the child sent them (sampler_child) */
+	uint64_t entry_frames[SAMPLER_MAX_ENTRY_FRAMES];
+	unsigned nentry_frames;
 	/* ring buffer */
 	void *base;
 	size_t map_len;
@@ -165,7 +203,7 @@ struct sampler_parent {
 	uint64_t *ipbuf;
 	struct sampler_stats stats;
 	/* partially received wire message */
-	unsigned char wire[256];
+	unsigned char wire[512];
 	size_t wire_have;
 };
 

@@ -745,6 +745,11 @@ static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d
 	          jp_num(p, "truncated", 0), upo, unit);
 	if (jp_str(p, "event_fallback", NULL))
 		rdoc_para(d, "Event fallback: %s", jp_str(p, "event_fallback", ""));
+	double inc = jp_num(p, "unwind.incomplete_share", 0);
+	if (inc > 0.01)
+		rdoc_para(d, "Incomplete stacks: %.0f of %.0f (%.1f%%) did not reach the entry frame, so the "
+		          "inclusive shares below are low by up to that much.", jp_num(p, "unwind.incomplete", 0),
+		          jp_num(p, "unwind.stacks", 0), 100 * inc);
 	json_t *fns = jp(p, "functions");
 	size_t n = json_array_size(fns), k = 0;
 	json_t **v = calloc(n ? n : 1, sizeof *v);

@@ -15,7 +15,7 @@
 #define TRACE_MAGIC "PQPT"
 #define TRACE_PREAMBLE_LEN 8
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 0
+#define TRACE_VERSION_MINOR 1  /* 1: UNWIND_STATS */
 
 /* Record types.  Frame 0 holds exactly one HEADER record. */
 enum trace_rec_type {
@@ -27,8 +27,18 @@ enum trace_rec_type {
 	TRACE_REC_OP_END = 6,
 	TRACE_REC_LOST = 7,
 	TRACE_REC_END = 8,
+	TRACE_REC_UNWIND_STATS = 9,
 };
-#define TRACE_REC_TYPE_MAX 8
+#define TRACE_REC_TYPE_MAX 9
+
+/* UNWIND_STATS payload: these fields as varints, in this order. */
+struct trace_unwind_stats {
+	uint64_t op;
+	uint64_t stacks;          /* samples unwound */
+	uint64_t complete;        /* reached the scheme's entry frame */
+	uint64_t incomplete;
+	uint64_t frames_cfi, frames_fp, frames_scan, frames_stitched;
+};
 
 /*
  * Limits.  The writer never exceeds them; the reader refuses anything

@@ -75,6 +75,7 @@ const char *trace_rec_type_name(enum trace_rec_type t)
 	case TRACE_REC_OP_END: return "OP_END";
 	case TRACE_REC_LOST: return "LOST";
 	case TRACE_REC_END: return "END";
+	case TRACE_REC_UNWIND_STATS: return "UNWIND_STATS";
 	}
 	return "UNKNOWN";
 }
@@ -382,6 +383,15 @@ static int decode_record(trace_reader *r, struct trace_record *rec)
 			why = "bad varint";
 		break;
 	case TRACE_REC_END: why = decode_end(r, &c, rec); break;
+	case TRACE_REC_UNWIND_STATS: {
+		struct trace_unwind_stats *u = &rec->u.unwind;
+		uint64_t *f[8] = { &u->op, &u->stacks, &u->complete, &u->incomplete,
+		                   &u->frames_cfi, &u->frames_fp, &u->frames_scan, &u->frames_stitched };
+		for (int i = 0; i < 8 && !why; i++)
+			if (get_u64(&c, f[i]) < 0)
+				why = "bad varint";
+		break;
+	}
 	default:
 		if (r->minor > TRACE_VERSION_MINOR) {
 			/* A newer minor version may add record types; skip them. */

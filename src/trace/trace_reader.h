@@ -61,6 +61,7 @@ struct trace_record {
 		struct {
 			uint64_t samples, records;  /* totals the writer saw */
 		} end;
+		struct trace_unwind_stats unwind;  /* UNWIND_STATS */
 	} u;
 };
 

@@ -473,6 +473,21 @@ trace_writer *trace_writer_open_opts(const char *path, const json_t *header,
 	return w;
 }
 
+int trace_write_unwind_stats(trace_writer *w, const struct trace_unwind_stats *st)
+{
+	if (w->failed)
+		return -w->failed;
+	int r = maybe_flush(w, 8 * TRACE_VARINT_MAX);
+	if (r < 0)
+		return r;
+	const uint64_t v[8] = { st->op, st->stacks, st->complete, st->incomplete,
+	                        st->frames_cfi, st->frames_fp, st->frames_scan, st->frames_stitched };
+	size_t p = 0;
+	for (int i = 0; i < 8; i++)
+		p += trace_put_varint(w->rec + p, v[i]);
+	return emit(w, TRACE_REC_UNWIND_STATS, p);
+}
+
 trace_writer *trace_writer_open(const char *path, const json_t *header, pq_error *err)
 {
 	return trace_writer_open_opts(path, header, NULL, err);

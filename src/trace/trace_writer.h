@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <jansson.h>
 #include "core/pq_error.h"
+#include "trace/trace_format.h"
 
 typedef struct trace_writer trace_writer;
 
@@ -70,6 +71,9 @@ int trace_write_op_end(trace_writer *w, uint64_t op, const char *name,
 
 /* The kernel reported count lost samples. */
 int trace_write_lost(trace_writer *w, uint64_t count);
+
+/* How the stacks of one operation were unwound; written before END. */
+int trace_write_unwind_stats(trace_writer *w, const struct trace_unwind_stats *st);
 
 /* Close the current frame and write it out now. */
 int trace_writer_flush(trace_writer *w);
