@@ -15,6 +15,7 @@
 #include "core/pq_error.h"
 #include "core/safe_name.h"
 #include "core/sigsafe.h"
+#include "core/units.h"
 #include "core/xml_escape.h"
 #include "instance/pqprof_abi.h"
 
@@ -545,6 +546,41 @@ START_TEST(error_prefix_and_truncation)
 }
 END_TEST
 
+/* Counts people read: separators or three digits, never exponent notation. */
+START_TEST(readable_numbers_have_no_exponent)
+{
+	char b[64];
+	static const struct { double v; const char *want; } cases[] = {
+		{ 105937.0, "105,937" }, { 36912.4, "36,912" }, { 1000.0, "1,000" }, { 999.6, "1,000" },
+		{ 2130.0, "2,130" }, { 1234567890.0, "1,234,567,890" }, { 102.0, "102" }, { 4.12, "4.12" },
+		{ 4.0, "4" }, { 0.0704, "0.0704" }, { 0.0000123, "0.0000123" }, { 0.0, "0" }, { 99.96, "100" },
+		{ -2500.0, "-2,500" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fmt_readable(b, sizeof b, cases[i].v);
+		ck_assert_msg(strcmp(b, cases[i].want) == 0, "%g: got '%s', want '%s'", cases[i].v, b, cases[i].want);
+	}
+	fmt_readable(b, sizeof b, 1.0 / 0.0);
+	ck_assert_str_eq(b, "–");
+	fmt_sig3(b, sizeof b, 2130.0);
+	ck_assert_str_eq(b, "2,130");
+	fmt_seconds(b, sizeof b, 1234.0);
+	ck_assert_str_eq(b, "1,234 s");
+	fmt_seconds(b, sizeof b, 470e-6);
+	ck_assert_str_eq(b, "470 µs");
+	fmt_grouped(b, sizeof b, 1e20);
+	ck_assert_str_eq(b, "100,000,000,000,000,000,000");
+	/* a buffer too small truncates, never overflows */
+	char small[4];
+	fmt_readable(small, sizeof small, 105937.0);
+	ck_assert_str_eq(small, "105");
+	for (double v = 1e-6; v < 1e16; v *= 3.7) {
+		fmt_readable(b, sizeof b, v);
+		ck_assert_msg(!strchr(b, 'e') && !strchr(b, 'E'), "%g written as '%s'", v, b);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -591,6 +627,9 @@ int main(void)
 	tc = tcase_create("files");
 	tcase_add_test(tc, read_whole_file_limits_and_errors);
 	tcase_add_test(tc, make_dirs_and_remove_files);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("units");
+	tcase_add_test(tc, readable_numbers_have_no_exponent);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pq_error");
 	tcase_add_test(tc, error_prefix_and_truncation);

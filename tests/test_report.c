@@ -73,7 +73,7 @@ static void rm_rf(const char *dir)
 
 static json_t *descriptor(const char *name, const char *profile)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i, s:i}}", "name", name, "api", "nist", "kind",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i, s:i}}", "name", name, "api", "ngcc", "kind",
 	                 "signature", "profile", profile, "cflags", "-O2 -g -fPIC", "sizes", "pk", 32, "sk", 64,
 	                 "sig", 96);
 }
@@ -234,8 +234,26 @@ static void write_campaign(const char *dir)
 	                   "schema", "pqprof.sizes/1", "pk", "declared", 32, "min", 32, "max", 32, "sk", "declared", 64,
 	                   "min", 64, "max", 64, "sig", "declared", 96, "min", 90, "max", 96, "elf", "image_memsz", 43449,
 	                   "status", "complete"));  /* no "audit": the report derives it */
-	put_json(dir, "profile/Alpha-1__harness-default__sign.json", profile_record("Alpha-1", "sign", 1));
-	put_json(dir, "profile/Beta-2__harness-default__keygen.json", profile_record("Beta-2", "keygen", 0));
+	/* Alpha: a record without "present" flags (older pqprof), hashing through the
+	 * placeholders, its own Keccak present but idle; Beta: no placeholder function
+	 * at all, its own Keccak carries the hashing. */
+	json_t *pa = profile_record("Alpha-1", "sign", 1);
+	json_object_set_new(pa, "families",
+	                    json_pack("[{s:s, s:s, s:b, s:s, s:i, s:f, s:f, s:f}, {s:s, s:s, s:b, s:i, s:f, s:f, s:f}]",
+	                              "name", "keccak", "label", "Keccak/SHAKE", "present", 1, "example", "fips202.c",
+	                              "samples", 0, "share", 0.0, "lo", 0.0, "hi", 0.001, "name", "sha2", "label",
+	                              "SHA-2", "present", 0, "samples", 0, "share", 0.0, "lo", 0.0, "hi", 0.001));
+	put_json(dir, "profile/Alpha-1__harness-default__sign.json", pa);
+	json_t *pb = profile_record("Beta-2", "keygen", 0);
+	json_t *hash = json_array_get(json_object_get(pb, "groups"), 0);
+	json_object_set_new(hash, "present", json_false());
+	json_object_set_new(hash, "samples", json_integer(0));
+	json_object_set_new(pb, "families",
+	                    json_pack("[{s:s, s:s, s:b, s:s, s:i, s:f, s:f, s:f}, {s:s, s:s, s:b, s:i, s:f, s:f, s:f}]",
+	                              "name", "keccak", "label", "Keccak/SHAKE", "present", 1, "example", "fips202.c",
+	                              "samples", 4900, "share", 0.98, "lo", 0.97, "hi", 0.99, "name", "sha2", "label",
+	                              "SHA-2", "present", 0, "samples", 0, "share", 0.0, "lo", 0.0, "hi", 0.001));
+	put_json(dir, "profile/Beta-2__harness-default__keygen.json", pb);
 	put(dir, "flame/Alpha-1__harness-default__sign.svg", flame_svg);
 	put(dir, "traces/Alpha-1__harness-default__sign.pqt", "not really a trace");
 }
@@ -384,9 +402,15 @@ START_TEST(test_markdown_structure)
 		"## 6. Transmission and storage overhead", "| instance | public key | secret key | signature |",
 		"| `Alpha-1` | 32 | 64 | 96 |", "size audit, Alpha-1: signature: produced 90..96 bytes",
 		"## 7. Symmetric primitives",
-		"| instance | operation | hash/XOF share (95% interval) | DRNG share (95% interval) | calls per operation |",
-		"| `Alpha-1` | sign | 4.1% (3.8–4.4%) | 0.0% (0.0–0.1%) | pseudoXOF 3.69e+04, pseudohash 102 |",
-		"| `Beta-2` | keygen | 4.1% (3.8–4.4%) | 0.0% (0.0–0.1%) | unavailable: uprobes not permitted |",
+		"Survey verdict, per instance:",
+		"- Alpha-1: ICCS-only — hashing through pseudohash, pseudoXOF; own Keccak/SHAKE present but unused",
+		"- Beta-2: bypass — own Keccak/SHAKE (fips202.c); no ICCS placeholder function in the library",
+		"| instance | operation | pseudohash/XOF/sm3 (95% interval) | DRNG (95% interval) | calls per operation |",
+		"| `Alpha-1` | sign | 4.1% (3.8–4.4%) | 0.0% (0.0–0.1%) | pseudoXOF 36,900, pseudohash 102 |",
+		"| `Beta-2` | keygen | n/a (no such function) | 0.0% (0.0–0.1%) | unavailable: uprobes not permitted |",
+		"| instance | operation | Keccak/SHAKE |",
+		"| `Alpha-1` | sign | 0.0% (0.0–0.1%) |", "| `Beta-2` | keygen | 98% (97–99%) |",
+		"SHA-2: n/a (no such function) in any instance.",
 		"## 8. Raw evidence index", "| instance | item | file | sha256 |",
 		"| – | campaign | `campaign.json` |", "| `Beta-2` | KAT log | `kat/Beta-2__harness-default.log` |",
 		"## 9. Hotspots", "### Alpha-1 / harness-default — sign",
@@ -398,6 +422,8 @@ START_TEST(test_markdown_structure)
 	};
 	assert_in_order(md, sections, (int)(sizeof sections / sizeof sections[0]));
 	ck_assert(strstr(md, "mean TSC ticks") == NULL);
+	/* counts are written out, never in exponent notation */
+	ck_assert_msg(strstr(md, "e+0") == NULL, "exponent notation in report.md");
 	/* Alpha is validated: never marked */
 	ck_assert(strstr(md, "`Alpha-1` (output not validated)") == NULL);
 	/* the hostile name stays inside its code span and cannot break the table */

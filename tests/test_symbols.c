@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "measure/elf_size.h"
+#include "profile/families.h"
 #include "profile/symbolizer.h"
 
 #define SYN_BASE 0x7e0000000000ULL  /* where tests pretend a library was mapped */
@@ -32,6 +33,8 @@ static char lib_nodebug[PATH_MAX + 32]; /* same, objcopy --strip-debug */
 static char lib_nog[PATH_MAX + 32];     /* same code built without -g: keeps STT_FILE */
 static char lib_big[PATH_MAX + 32];
 static char obj_rel[PATH_MAX + 32];
+static char lib_fam[PATH_MAX + 32];     /* families fixture, -g */
+static char lib_fam_nog[PATH_MAX + 32]; /* the same without DWARF */
 static unsigned helper_line, call_line;
 
 static int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -505,6 +508,15 @@ static int build_fixtures(void)
 	    shell("%s -fPIC -O2 -c -o %s %s/libbig.c", cc, obj_rel, s) ||
 	    shell("head -c 3000 %s > %s/truncated.so", lib_big, w))
 		return -1;
+	char famdir[PATH_MAX + 32];
+	snprintf(famdir, sizeof famdir, "%s/../families", s);
+	snprintf(lib_fam, sizeof lib_fam, "%s/libfam.so", w);
+	snprintf(lib_fam_nog, sizeof lib_fam_nog, "%s/libfam-nog.so", w);
+	if (shell("%s -g -c -o %s/keccak_round.o %s/keccak_round.S", cc, w, famdir) ||
+	    shell("%s -c -o %s/nog/keccak_round.o %s/keccak_round.S", cc, w, famdir) ||
+	    shell("%s -shared -fPIC -O2 -g -o %s %s/sha2.c %s/keccak_round.o", cc, lib_fam, famdir, w) ||
+	    shell("%s -shared -fPIC -O2 -o %s %s/sha2.c %s/nog/keccak_round.o", cc, lib_fam_nog, famdir, w))
+		return -1;
 	helper_line = tag_line("libsym.c", "/* @helper-line */");
 	call_line = tag_line("libsym.c", "/* @call-line */");
 	if (!helper_line || !call_line) {
@@ -513,6 +525,62 @@ static int build_fixtures(void)
 	}
 	return 0;
 }
+
+/* ---- symmetric-primitive families (src/profile/families.c) ---- */
+
+START_TEST(family_names_at_word_starts)
+{
+	ck_assert_uint_eq(family_match_name("KeccakF1600_StatePermute"), 1u << 0);
+	ck_assert_uint_eq(family_match_name("spx_shake256_absorb"), 1u << 0);
+	ck_assert_uint_eq(family_match_name("PQCLEAN_sha3_256"), 1u << 0);
+	ck_assert_uint_eq(family_match_name("crypto_hash_sha512"), 1u << 1);
+	ck_assert_uint_eq(family_match_name("sha256_inc_blocks"), 1u << 1);
+	ck_assert_uint_eq(family_match_name("hmac_sha384"), 1u << 1); /* SHA-2, not SHA-3 */
+	ck_assert_uint_eq(family_match_name("sm3_compress"), 1u << 2);
+	ck_assert_uint_eq(family_match_name("aes256ctr_prf"), 1u << 3);
+	ck_assert_uint_eq(family_match_name("br_aes_ct64_bitslice_Sbox"), 1u << 3);
+	ck_assert_uint_eq(family_match_name("rijndaelEncrypt"), 1u << 3);
+	/* inside a word: not a family */
+	ck_assert_uint_eq(family_match_name("phases_update"), 0);
+	ck_assert_uint_eq(family_match_name("thash"), 0);
+	ck_assert_uint_eq(family_match_name("shadow_stack"), 0);
+	ck_assert_uint_eq(family_match_name("poly_mul"), 0);
+	/* files: the last path component only */
+	ck_assert_uint_eq(family_match_file("/src/aes-project/fips202.c"), 1u << 0);
+	ck_assert_uint_eq(family_match_file("/src/keccak/poly.c"), 0);
+	ck_assert_uint_eq(family_match_file("KeccakP-1600-AVX2.s"), 1u << 0);
+	ck_assert_uint_eq(family_match_file("sha2.c"), 1u << 1);
+	ck_assert_str_eq(family_label(0), "Keccak/SHAKE");
+	ck_assert_str_eq(family_name(3), "aes");
+}
+END_TEST
+
+START_TEST(families_from_symbols_and_dwarf)
+{
+	struct family_presence fp;
+	pq_error err = { 0 };
+	ck_assert_msg(families_in_library(lib_fam, &fp, &err) == 0, "%s", err.msg);
+	ck_assert(fp.dwarf);
+	/* the assembly routine by name and by its DWARF file */
+	ck_assert(fp.by_symbol & 1u << 0);
+	ck_assert(fp.by_file & 1u << 0);
+	/* SHA-2 only by its source file; nothing is AES or SM3 */
+	ck_assert(!(fp.by_symbol & 1u << 1));
+	ck_assert(fp.by_file & 1u << 1);
+	ck_assert_str_eq(fp.example[1], "sha2.c");
+	ck_assert_uint_eq((fp.by_symbol | fp.by_file) & (1u << 2 | 1u << 3), 0);
+
+	/* without DWARF the symbol names are all there is */
+	ck_assert_msg(families_in_library(lib_fam_nog, &fp, &err) == 0, "%s", err.msg);
+	ck_assert(!fp.dwarf);
+	ck_assert_uint_eq(fp.by_file, 0);
+	ck_assert_uint_eq(fp.by_symbol, 1u << 0);
+	ck_assert_str_eq(fp.example[0], "KeccakP1600_Permute_24rounds");
+
+	ck_assert_int_lt(families_in_library("/nonexistent/libx.so", &fp, &err), 0);
+	ck_assert(strstr(err.msg, "/nonexistent/libx.so") != NULL);
+}
+END_TEST
 
 static Suite *symbols_suite(void)
 {
@@ -529,6 +597,10 @@ static Suite *symbols_suite(void)
 	tcase_add_test(tc, million_cached_resolutions);
 	tcase_add_test(tc, cache_survives_growth);
 	suite_add_tcase(s, tc);
+	TCase *tf = tcase_create("families");
+	tcase_add_test(tf, family_names_at_word_starts);
+	tcase_add_test(tf, families_from_symbols_and_dwarf);
+	suite_add_tcase(s, tf);
 	TCase *te = tcase_create("elf_size");
 	tcase_add_test(te, elf_size_tables);
 	tcase_add_test(te, elf_size_errors);

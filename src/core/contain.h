@@ -19,8 +19,9 @@
  * Where no namespace can be made, it falls back to a process group (what
  * pqprof did before), and contain_describe() says so.
  *
- * $PQPROF_CONTAIN=off turns namespaces and the uid change off (debugging;
- * uprobe call counts as root need root in the runner).
+ * $PQPROF_CONTAIN=off turns namespaces and the uid change off (debugging).
+ * Uprobe call counts as root still work under the uid change: the runner
+ * child opens them before contain_exec (supervise/child.h).
  */
 #ifndef PQ_CONTAIN_H
 #define PQ_CONTAIN_H

@@ -4,6 +4,67 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fmt_grouped(char *buf, size_t len, double v)
+{
+	if (!len)
+		return;
+	if (!isfinite(v)) {
+		snprintf(buf, len, "–");
+		return;
+	}
+	char digits[400];
+	int n = snprintf(digits, sizeof digits, "%.0f", fabs(v));
+	if (n < 0 || (size_t)n >= sizeof digits) {
+		snprintf(buf, len, "–");
+		return;
+	}
+	/* digits, a comma before every group of three counted from the right */
+	char out[600];
+	size_t k = 0;
+	if (v < 0 && strcmp(digits, "0") != 0)
+		out[k++] = '-';
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[k++] = ',';
+		out[k++] = digits[i];
+	}
+	out[k] = '\0';
+	snprintf(buf, len, "%s", out);
+}
+
+void fmt_readable(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+	if (!isfinite(v)) {
+		snprintf(buf, len, "–");
+	} else if (a >= 999.5) {
+		fmt_grouped(buf, len, v);
+	} else if (a == 0.0) {
+		snprintf(buf, len, "0");
+	} else {
+		/* Three significant digits in plain decimal, trailing zeros dropped. */
+		int mag = (int)floor(log10(a));
+		int decimals = 2 - mag;
+		if (decimals < 0)
+			decimals = 0;
+		char tmp[64];
+		snprintf(tmp, sizeof tmp, "%.*f", decimals, v);
+		/* rounding can carry into a new digit (99.96 -> "100.0") */
+		if (strchr(tmp, '.')) {
+			size_t l = strlen(tmp);
+			while (l && tmp[l - 1] == '0')
+				tmp[--l] = '\0';
+			if (l && tmp[l - 1] == '.')
+				tmp[--l] = '\0';
+		}
+		if (fabs(strtod(tmp, NULL)) >= 999.5)
+			fmt_grouped(tmp, sizeof tmp, v);
+		snprintf(buf, len, "%s", tmp);
+	}
+}
 
 void fmt_count(char *buf, size_t len, double v)
 {
@@ -22,7 +83,9 @@ void fmt_count(char *buf, size_t len, double v)
 /* Three significant digits, trailing zeros dropped ("1 ms", "1.14 s"). */
 static void sig3_unit(char *buf, size_t len, double v, const char *unit)
 {
-	snprintf(buf, len, "%.3g %s", v, unit);
+	char num[64];
+	fmt_readable(num, sizeof num, v);
+	snprintf(buf, len, "%s %s", num, unit);
 }
 
 void fmt_seconds(char *buf, size_t len, double s)
@@ -41,10 +104,7 @@ void fmt_seconds(char *buf, size_t len, double s)
 
 void fmt_sig3(char *buf, size_t len, double v)
 {
-	if (!isfinite(v))
-		snprintf(buf, len, "–");
-	else
-		snprintf(buf, len, "%.3g", v);
+	fmt_readable(buf, len, v);
 }
 
 void fmt_kib(char *buf, size_t len, double bytes)

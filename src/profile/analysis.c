@@ -341,6 +341,23 @@ static uint32_t func_id(struct analysis *a, const struct sym_frame *f)
 	return id;
 }
 
+/*
+ * A source path as reports show it: relative to the instance's source tree
+ * when it is inside it, else its last component (a system header, the
+ * generated shim in a removed build directory): never a path of the
+ * machine the library was built on.  A suffix of path, so no copy.
+ */
+static const char *source_display(const struct analysis *a, const char *path)
+{
+	if (!path)
+		return NULL;
+	size_t rl = strlen(a->source_root);
+	if (rl && strncmp(path, a->source_root, rl) == 0 && path[rl] == '/' && path[rl + 1])
+		return path + rl + 1;
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
 /* Index into a->res of addr's frames in space si. */
 static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint32_t *out, pq_error *err)
 {
@@ -364,7 +381,8 @@ static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint
 		uint32_t id = func_id(a, &fr[i]);
 		if (id == NO_FUNC)
 			return oom(err);
-		a->af[a->naf++] = (struct aframe){ id, fr[i].line, fr[i].file, fr[i].inlined };
+		a->af[a->naf++] = (struct aframe){ id, fr[i].line, source_display(a, fr[i].file), fr[i].file,
+		                                   fr[i].inlined };
 		r->n++;
 	}
 	*out = (uint32_t)a->nres++;
@@ -465,6 +483,10 @@ int analysis_open(struct analysis **out, const char *trace_path, const struct an
 	const char *lib = header_str(a->header, "lib", "");
 	const char *slash = strrchr(lib, '/');
 	snprintf(a->lib_base, sizeof a->lib_base, "%s", slash ? slash + 1 : lib);
+	const char *root = json_string_value(json_object_get(json_object_get(a->header, "instance"), "source_dir"));
+	snprintf(a->source_root, sizeof a->source_root, "%s", root ? root : "");
+	for (size_t l = strlen(a->source_root); l > 1 && a->source_root[l - 1] == '/'; l--)
+		a->source_root[l - 1] = '\0';
 	const char *runner = header_str(a->header, "runner", "pqprof-runner");
 	slash = strrchr(runner, '/');
 	snprintf(a->runner_base, sizeof a->runner_base, "%s", slash ? slash + 1 : runner);

@@ -47,7 +47,9 @@ struct resolved {
 struct aframe {
 	uint32_t func;
 	unsigned line;
-	const char *file;           /* interned by the space's symbolizer */
+	const char *file;           /* as reports show it: relative to the source
+	                             * tree, a suffix of file_abs (source_display) */
+	const char *file_abs;       /* interned by the space's symbolizer */
 	int inlined;
 };
 
@@ -84,6 +86,7 @@ struct analysis {
 	struct analysis_opts opts;
 	char lib_base[256];
 	char runner_base[256];
+	char source_root[4096];     /* the instance's source tree, "" when unknown */
 	const char *event, *unit, *callgraph;
 	struct group_set *own_groups;
 	const struct group_set *groups;

@@ -8,6 +8,8 @@
 #include "config.h"
 #include "profile/analysis.h"
 #include "profile/analysis_model.h"
+#include "profile/families.h"
+#include "profile/uprobe_count.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -22,7 +24,7 @@ struct op_tally {
 
 struct line_hit {
 	uint32_t func;
-	const char *file;
+	const char *file, *file_abs;
 	unsigned line;
 	uint64_t samples;
 };
@@ -161,17 +163,18 @@ static json_t *lines_json(const struct analysis *a, uint64_t samples, uint32_t o
 		if (!strmap_get(&idx, key, (size_t)kl, &v)) {
 			if (grow(&h, &cap, n + 1, sizeof *h) < 0 || strmap_put(&idx, key, (size_t)kl, n) < 0)
 				break;
-			h[n] = (struct line_hit){ f->func, f->file, f->line, 0 };
+			h[n] = (struct line_hit){ f->func, f->file, f->file_abs, f->line, 0 };
 			v = n++;
 		}
 		h[v].samples += k->count;
 	}
 	qsort(h, n, sizeof *h, cmp_lines);
 	for (size_t i = 0; i < n && (int)i < want; i++)
-		json_array_append_new(out, json_pack("{s:s, s:s, s:i, s:I, s:f}", "function",
-		                                     a->funcs[h[i].func].name, "file", h[i].file, "line",
-		                                     (int)h[i].line, "samples", (json_int_t)h[i].samples,
-		                                     "share", (double)h[i].samples / (double)samples));
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:i, s:I, s:f}", "function",
+		                                     a->funcs[h[i].func].name, "file", h[i].file, "file_abs",
+		                                     h[i].file_abs, "line", (int)h[i].line, "samples",
+		                                     (json_int_t)h[i].samples, "share",
+		                                     (double)h[i].samples / (double)samples));
 	free(h);
 	strmap_free(&idx);
 	return out;
@@ -311,6 +314,34 @@ static json_t *calls_json(const struct analysis *a, const struct op_tally *t, co
 	                 json_object_get(c, "ops"), "functions", fns);
 }
 
+/*
+ * Which functions of the instance library match a group's globs: "present"
+ * is false when none does (the report then says "n/a (no such function)"
+ * instead of a measured 0%), null when the library cannot be read any
+ * more (a record re-made elsewhere).  Up to 8 names are listed.
+ */
+static void group_presence(const struct analysis *a, json_t *o, json_t *globs)
+{
+	const char *lib = header_str(a->header, "lib", NULL);
+	size_t n = json_array_size(globs);
+	const char **gl = calloc(n ? n : 1, sizeof *gl);
+	json_t *defined = json_array();
+	struct uprobe_targets ts;
+	pq_error err;
+	for (size_t i = 0; gl && i < n; i++)
+		gl[i] = json_string_value(json_array_get(globs, i));
+	if (gl && lib && uprobe_resolve(lib, gl, n, &ts, &err) == 0) {
+		for (size_t i = 0; i < ts.n && i < 8; i++)
+			json_array_append_new(defined, json_string(ts.t[i].name));
+		json_object_set_new(o, "present", json_boolean(ts.n > 0));
+		uprobe_targets_free(&ts);
+	} else {
+		json_object_set_new(o, "present", json_null());
+	}
+	json_object_set_new(o, "defined", defined);
+	free(gl);
+}
+
 static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint64_t samples,
                            double upo, const json_t *calls)
 {
@@ -322,6 +353,7 @@ static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint6
 		for (char *save = NULL, *tk = strtok_r(buf, ",", &save); tk; tk = strtok_r(NULL, ",", &save))
 			json_array_append_new(globs, json_string(tk));
 		json_t *o = json_pack("{s:s, s:o}", "name", groups_name(a->groups, g), "globs", globs);
+		group_presence(a, o, globs);
 		double lo, hi, share = samples ? (double)hits[g] / (double)samples : 0;
 		groups_wilson95(hits[g], samples, &lo, &hi);
 		json_object_set_new(o, "samples", json_integer((json_int_t)hits[g]));
@@ -352,6 +384,50 @@ static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint6
 		json_array_append_new(out, o);
 	}
 	return out;
+}
+
+/* The scheme's own symmetric primitives (profile/families.h). */
+static json_t *families_json(const struct analysis *a, const uint64_t *fhits, uint64_t samples)
+{
+	struct family_presence fp;
+	pq_error err;
+	const char *lib = header_str(a->header, "lib", NULL);
+	int known = lib && families_in_library(lib, &fp, &err) == 0;
+	json_t *out = json_array();
+	for (int f = 0; f < FAMILY_COUNT; f++) {
+		double lo, hi;
+		groups_wilson95(fhits[f], samples, &lo, &hi);
+		unsigned bit = 1u << f;
+		/* Sampled frames count as evidence too (a library no longer on disk). */
+		int present = known ? ((fp.by_symbol | fp.by_file) & bit) != 0 : fhits[f] > 0;
+		const char *by = !known ? NULL
+		                 : (fp.by_symbol & bit) && (fp.by_file & bit) ? "symbol and source file"
+		                 : (fp.by_symbol & bit) ? "symbol"
+		                 : (fp.by_file & bit) ? "source file" : NULL;
+		json_t *o = json_pack("{s:s, s:s, s:o, s:s?, s:s?, s:I, s:f, s:f, s:f}", "name", family_name(f),
+		                      "label", family_label(f),
+		                      "present", known || fhits[f] ? json_boolean(present) : json_null(),
+		                      "found_by", by, "example", known && fp.example[f][0] ? fp.example[f] : NULL,
+		                      "samples", (json_int_t)fhits[f], "share",
+		                      samples ? (double)fhits[f] / (double)samples : 0.0, "lo", lo, "hi", hi);
+		json_array_append_new(out, o);
+	}
+	return out;
+}
+
+/* Family bits of the instance-library frames of stack k, by name and file. */
+static unsigned stack_families(const struct analysis *a, const struct stk *k, const unsigned char *func_fam)
+{
+	unsigned m = 0;
+	const uint32_t *x = a->xf + k->xoff;
+	for (uint32_t j = 0; j < k->xn; j++) {
+		const struct aframe *f = &a->af[x[j]];
+		if (!a->funcs[f->func].in_lib)
+			continue;
+		m |= func_fam[f->func];
+		m |= family_match_file(f->file_abs);
+	}
+	return m;
 }
 
 static uint64_t op_calls(const struct analysis *a, const struct opinfo *o)
@@ -404,11 +480,19 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	                      calloc(a->nfuncs + 1, 4), 0 };
 	uint64_t *ghits = calloc(ng + 1, sizeof *ghits);
 	unsigned char *gflag = calloc(ng + 1, 1);
+	uint64_t fhits[FAMILY_COUNT] = { 0 };
+	unsigned char *func_fam = calloc(a->nfuncs + 1, 1);
+	/* The competition's helpers and DRNG are not the scheme's own primitives. */
+	unsigned char *iccs = calloc(ng + 1, 1);
+	for (size_t g = 0; iccs && g < ng; g++)
+		iccs[g] = strcmp(groups_name(a->groups, g), "hash") == 0 || strcmp(groups_name(a->groups, g), "drng") == 0;
+	for (size_t f = 0; func_fam && f < a->nfuncs; f++)
+		func_fam[f] = (unsigned char)family_match_name(a->funcs[f].name);
 	const char **names = NULL;
 	size_t capnames = 0;
 	struct tree tr = { 0 };
 	int rc = 0;
-	if (!t.self || !t.incl || !t.stamp || !ghits || !gflag ||
+	if (!t.self || !t.incl || !t.stamp || !ghits || !gflag || !func_fam || !iccs ||
 	    grow(&tr.n, &tr.cap, 1, sizeof *tr.n) < 0) {
 		rc = oom(err);
 		goto out;
@@ -446,10 +530,19 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 		}
 		for (uint32_t j = 0; j < k->xn; j++)
 			names[j] = a->funcs[a->af[x[j]].func].name;
+		int in_iccs = 0;
 		if (groups_match_stack(a->groups, names, k->xn, gflag))
 			for (size_t g = 0; g < ng; g++)
-				if (gflag[g])
+				if (gflag[g]) {
 					ghits[g] += k->count;
+					in_iccs |= iccs[g];
+				}
+		if (!in_iccs) {
+			unsigned fm = stack_families(a, k, func_fam);
+			for (int f = 0; f < FAMILY_COUNT; f++)
+				if (fm >> f & 1u)
+					fhits[f] += k->count;
+		}
 		if (tree_add(&tr, a, k) < 0) {
 			rc = oom(err);
 			goto out;
@@ -479,9 +572,11 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_object_set_new(r, "ops", json_integer((json_int_t)ops));
 	json_object_set_new(r, "units_per_op", ops ? json_real(upo) : json_null());
 	json_object_set_new(r, "functions", functions_json(a, &t, samples, upo));
+	json_object_set_new(r, "source_root", a->source_root[0] ? json_string(a->source_root) : json_null());
 	json_object_set_new(r, "lines", lines_json(a, samples, (uint32_t)opi));
 	json_object_set_new(r, "tree", tree_json(a, &tr, samples));
 	json_object_set_new(r, "groups", groups_json(a, ghits, samples, upo, calls));
+	json_object_set_new(r, "families", families_json(a, fhits, samples));
 	json_object_set_new(r, "calls", calls);
 	json_object_set_new(r, "trace", json_string(a->trace_path));
 	json_object_set_new(r, "flamegraph", a->opts.flamegraph ? json_string(a->opts.flamegraph) : json_null());
@@ -497,6 +592,8 @@ out:
 	free(t.stamp);
 	free(ghits);
 	free(gflag);
+	free(func_fam);
+	free(iccs);
 	free(names);
 	free(tr.n);
 	strmap_free(&tr.idx);

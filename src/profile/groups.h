@@ -8,8 +8,10 @@
  * (pseudoXOF calling pseudohash) are not counted twice.  Shares come with
  * a 95% Wilson score interval on the sample count.
  *
- * Defaults: hash = pseudohash, pseudoXOF, sm3hash; drng = get_random_number,
- * randombytes.  "--group NAME=GLOB,GLOB" adds a group or extends one.
+ * Defaults: hash = pseudohash, pseudoXOF, sm3hash (the competition's
+ * placeholder functions); drng = get_random_number, randombytes and the
+ * harness's own DRBG frames behind the shim's randombytes()
+ * (nist_rng_randombytes, ctr_drbg_generate).  "--group NAME=GLOB,GLOB" adds a group or extends one.
  */
 #ifndef PQ_GROUPS_H
 #define PQ_GROUPS_H

@@ -579,12 +579,23 @@ static json_t *count_op(const struct profile_opts *o, enum pq_op op, json_t *glo
 		args[na++] = "--func";
 		args[na++] = json_string_value(json_array_get(globs, i));
 	}
+	/* The child opens the counters before it drops to the unprivileged uid. */
+	const char **up_globs = calloc(n ? n : 1, sizeof *up_globs);
+	if (!up_globs) {
+		free(args);
+		pq_fail(err, PQ_ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		up_globs[i] = json_string_value(json_array_get(globs, i));
 	struct child_spec cs = { .job = "count", .lib = o->lib, .args = args,
-	                         .timeout_s = o->timeout_s > 0 ? o->timeout_s : 900, .cpu = -1 };
+	                         .timeout_s = o->timeout_s > 0 ? o->timeout_s : 900, .cpu = -1,
+	                         .uprobe_globs = up_globs, .nuprobe_globs = n };
 	struct child_result res;
 	json_t *out = NULL;
 	int r = child_run(&cs, &res, err);
 	free(args);
+	free(up_globs);
 	if (r < 0)
 		return NULL;
 	if (res.end != CHILD_OK || !res.done) {
@@ -594,11 +605,7 @@ static json_t *count_op(const struct profile_opts *o, enum pq_op op, json_t *glo
 	}
 	json_t *d = res.done;
 	if (!json_is_true(json_object_get(d, "available"))) {
-		/* As root the runner is contained as an unprivileged user: say so rather than its errno. */
-		const char *why = contain_caps()->drop_uid
-		                  ? "uprobes not permitted: scheme code runs as an unprivileged user (containment; "
-		                    "PQPROF_CONTAIN=off counts as root)"
-		                  : json_string_value(json_object_get(d, "reason"));
+		const char *why = json_string_value(json_object_get(d, "reason"));
 		out = json_pack("{s:b, s:s}", "available", 0, "reason", why ?: "unknown");
 	} else {
 		json_int_t calls = json_integer_value(json_object_get(d, "calls"));

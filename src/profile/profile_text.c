@@ -129,7 +129,10 @@ static void group_table(FILE *out, const json_t *rec, const char *unit)
 	json_t *g;
 	json_array_foreach(groups, i, g) {
 		char ci[64], u[32], c[32], upc[32], globs[512] = "";
-		pct_ci(ci, sizeof ci, num(g, "share"), num(g, "lo"), num(g, "hi"));
+		if (json_is_false(json_object_get(g, "present")))
+			snprintf(ci, sizeof ci, "n/a (no such function)");
+		else
+			pct_ci(ci, sizeof ci, num(g, "share"), num(g, "lo"), num(g, "hi"));
 		units(u, sizeof u, json_object_get(g, "units_per_op"));
 		if (json_is_number(json_object_get(g, "calls_per_op")))
 			fmt_sig3(c, sizeof c, num(g, "calls_per_op"));
@@ -143,6 +146,20 @@ static void group_table(FILE *out, const json_t *rec, const char *unit)
 			                        j ? "," : "", json_string_value(gl));
 		fprintf(out, "  %-10s %-22s %8lld %10s %10s %10s  %s\n", str(g, "name", "?"), ci,
 		        inum(g, "samples"), u, c, upc, globs);
+	}
+	/* The scheme's own primitives, by name and source file (profile/families.h). */
+	json_t *fams = json_object_get(rec, "families");
+	if (json_array_size(fams)) {
+		fprintf(out, "  own primitives:");
+		json_array_foreach(fams, i, g) {
+			char ci[64];
+			if (json_is_false(json_object_get(g, "present")))
+				snprintf(ci, sizeof ci, "n/a (no such function)");
+			else
+				pct_ci(ci, sizeof ci, num(g, "share"), num(g, "lo"), num(g, "hi"));
+			fprintf(out, "%s %s %s", i ? ";" : "", str(g, "label", "?"), ci);
+		}
+		fprintf(out, "\n");
 	}
 	if (!json_is_true(json_object_get(calls, "available"))) {
 		fprintf(out, "  calls per op: unavailable: %s\n", str(calls, "reason", "unknown"));

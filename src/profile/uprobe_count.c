@@ -212,8 +212,8 @@ int uprobe_available(pq_error *why)
 
 /* ---- counters ---- */
 
-int uprobe_counters_open(struct uprobe_counters *uc, const char *lib_path,
-                         const struct uprobe_targets *ts, pid_t pid, pq_error *err)
+static int open_counters(struct uprobe_counters *uc, const char *lib_path,
+                         const struct uprobe_targets *ts, pid_t pid, unsigned long flags, pq_error *err)
 {
 	memset(uc, 0, sizeof *uc);
 	long type;
@@ -237,7 +237,7 @@ int uprobe_counters_open(struct uprobe_counters *uc, const char *lib_path,
 		a.config2 = ts->t[i].offset;
 		a.disabled = 1;
 		a.exclude_hv = 1;
-		long fd = syscall(__NR_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		long fd = syscall(__NR_perf_event_open, &a, pid, -1, -1, flags);
 		if (fd < 0) {
 			int e = errno;
 			uprobe_counters_close(uc);
@@ -248,6 +248,37 @@ int uprobe_counters_open(struct uprobe_counters *uc, const char *lib_path,
 			                     path, (unsigned long long)ts->t[i].offset);
 		}
 		uc->fds[uc->n++] = (int)fd;
+	}
+	return 0;
+}
+
+int uprobe_counters_open(struct uprobe_counters *uc, const char *lib_path,
+                         const struct uprobe_targets *ts, pid_t pid, pq_error *err)
+{
+	return open_counters(uc, lib_path, ts, pid, PERF_FLAG_FD_CLOEXEC, err);
+}
+
+int uprobe_counters_open_inheritable(struct uprobe_counters *uc, const char *lib_path,
+                                     const struct uprobe_targets *ts, pq_error *err)
+{
+	return open_counters(uc, lib_path, ts, 0, 0, err);
+}
+
+int uprobe_counters_adopt(struct uprobe_counters *uc, const int *fds, size_t n, pq_error *err)
+{
+	memset(uc, 0, sizeof *uc);
+	uc->fds = malloc((n ? n : 1) * sizeof *uc->fds);
+	if (!uc->fds)
+		return pq_fail(err, PQ_ENOMEM, "uprobe: out of memory");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+		/* a counter reads 8 bytes; anything else is not one */
+		if (fds[i] < 0 || read(fds[i], &v, sizeof v) != (ssize_t)sizeof v) {
+			uprobe_counters_close(uc);
+			return pq_fail(err, PQ_EPERF, "uprobe: descriptor %d handed over is not a counter", fds[i]);
+		}
+		fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+		uc->fds[uc->n++] = fds[i];
 	}
 	return 0;
 }

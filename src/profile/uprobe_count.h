@@ -54,6 +54,16 @@ struct uprobe_counters {
 /* One disabled counter per target in process pid (0 = the caller). */
 int uprobe_counters_open(struct uprobe_counters *uc, const char *lib_path,
                          const struct uprobe_targets *ts, pid_t pid, pq_error *err);
+/*
+ * The same, with descriptors that stay open across exec: a privileged
+ * process opens the counters on itself, then drops its uid and execs the
+ * unprivileged job that uses them (counters survive both; the kernel
+ * checks permission only when a counter is opened).
+ */
+int uprobe_counters_open_inheritable(struct uprobe_counters *uc, const char *lib_path,
+                                     const struct uprobe_targets *ts, pq_error *err);
+/* Take over n counter descriptors opened that way (one per target, in order). */
+int uprobe_counters_adopt(struct uprobe_counters *uc, const int *fds, size_t n, pq_error *err);
 void uprobe_counters_enable(struct uprobe_counters *uc);
 void uprobe_counters_disable(struct uprobe_counters *uc);
 void uprobe_counters_reset(struct uprobe_counters *uc);

@@ -590,14 +590,53 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 
 /* ---------------- section 7 ---------------- */
 
+#define NA_TEXT "n/a (no such function)"
+#define MAX_FAMILIES 8
+
 static void group_header(const char *name, char *buf, size_t len)
 {
 	if (strcmp(name, "hash") == 0)
-		snprintf(buf, len, "hash/XOF share (95%% interval)");
+		snprintf(buf, len, "pseudohash/XOF/sm3 (95%% interval)");
 	else if (strcmp(name, "drng") == 0)
-		snprintf(buf, len, "DRNG share (95%% interval)");
+		snprintf(buf, len, "DRNG (95%% interval)");
 	else
 		snprintf(buf, len, "%s share (95%% interval)", name);
+}
+
+/* The element of array `key` of p whose "name" is name, or NULL. */
+static json_t *named(const json_t *p, const char *key, const char *name)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(jp(p, key), i, e)
+		if (strcmp(jp_str(e, "name", ""), name) == 0)
+			return e;
+	return NULL;
+}
+
+/*
+ * Is the group's or family's function in the library?  Records made
+ * before pqprof looked say nothing: then what was sampled decides.
+ */
+static int is_present(const json_t *g)
+{
+	json_t *p = jp(g, "present");
+	if (json_is_boolean(p))
+		return json_is_true(p);
+	return 1;
+}
+
+/* A share cell: "n/a (no such function)" when nothing matches, never a measured 0%. */
+static const char *share_cell(const json_t *g, char *buf, size_t len)
+{
+	if (!g)
+		return NULL;
+	if (!is_present(g)) {
+		snprintf(buf, len, NA_TEXT);
+		return buf;
+	}
+	fmt_share_ci(buf, len, jp_num(g, "share", NAN), jp_num(g, "lo", NAN), jp_num(g, "hi", NAN));
+	return buf;
 }
 
 static int cmp_call(const void *a, const void *b)
@@ -606,7 +645,7 @@ static int cmp_call(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* "pseudoXOF 3.69e+04, pseudohash 102", sorted by name; zero counts left out. */
+/* "pseudoXOF 36,912, pseudohash 102", sorted by name; zero counts left out. */
 static void calls_text(const json_t *prof, char *buf, size_t len)
 {
 	json_t *calls = jp(prof, "calls");
@@ -635,8 +674,8 @@ static void calls_text(const json_t *prof, char *buf, size_t len)
 		double c = jp_num(v[i], "calls_per_op", NAN);
 		if (!isfinite(c) || c <= 0)
 			continue;
-		char num[32];
-		fmt_sig3(num, sizeof num, c);
+		char num[64];
+		fmt_readable(num, sizeof num, c);
 		w += (size_t)snprintf(buf + w, len - w, "%s%s %s", w ? ", " : "", jp_str(v[i], "name", "?"), num);
 	}
 	free(v);
@@ -644,12 +683,225 @@ static void calls_text(const json_t *prof, char *buf, size_t len)
 		snprintf(buf, len, "–");
 }
 
+/* What the profiled operations of one instance say about its hash functions. */
+struct survey {
+	int profiled;                  /* some operation has a profile record */
+	int nist;                      /* NIST API: the ICCS rule does not apply */
+	int iccs_present, iccs_used;   /* the placeholder functions (group "hash") */
+	char iccs_names[256];          /* placeholder functions that ran */
+	unsigned own_present, own_used;
+	const char *own_label[MAX_FAMILIES];
+	const char *own_example[MAX_FAMILIES];
+	int nfam;
+	char verdict[32];
+	char reason[1024];
+};
+
+static void add_name(char *buf, size_t len, const char *name)
+{
+	if (!name || strstr(buf, name))
+		return;
+	size_t l = strlen(buf);
+	snprintf(buf + l, len - l, "%s%s", l ? ", " : "", name);
+}
+
+static void survey_op(struct survey *sv, const json_t *p)
+{
+	sv->profiled = 1;
+	const json_t *h = named(p, "groups", "hash");
+	if (h && is_present(h))
+		sv->iccs_present = 1;
+	if (h && jp_num(h, "samples", 0) > 0)
+		sv->iccs_used = 1;
+	/* Exact counts see calls too short to be sampled. */
+	size_t i;
+	json_t *f;
+	json_array_foreach(jp(p, "calls.functions"), i, f) {
+		const char *nm = jp_str(f, "name", "");
+		if ((strcmp(nm, "pseudohash") == 0 || strcmp(nm, "pseudoXOF") == 0 || strcmp(nm, "sm3hash") == 0) &&
+		    jp_num(f, "calls_per_op", 0) > 0) {
+			sv->iccs_used = 1;
+			add_name(sv->iccs_names, sizeof sv->iccs_names, nm);
+		}
+	}
+	json_array_foreach(jp(p, "families"), i, f) {
+		if (i >= MAX_FAMILIES)
+			break;
+		if ((int)i >= sv->nfam)
+			sv->nfam = (int)i + 1;
+		sv->own_label[i] = jp_str(f, "label", jp_str(f, "name", "?"));
+		if (jp_true(f, "present"))
+			sv->own_present |= 1u << i;
+		if (jp_num(f, "samples", 0) > 0) {
+			sv->own_used |= 1u << i;
+			if (!sv->own_example[i])
+				sv->own_example[i] = jp_str(f, "example", NULL);
+		}
+	}
+}
+
+static void families_text(const struct survey *sv, unsigned mask, int examples, char *buf, size_t len)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int f = 0; f < sv->nfam && k < len; f++)
+		if (mask >> f & 1u)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s%s%s%s", k ? ", " : "", sv->own_label[f],
+			                      examples && sv->own_example[f] ? " (" : "",
+			                      examples && sv->own_example[f] ? sv->own_example[f] : "",
+			                      examples && sv->own_example[f] ? ")" : "");
+}
+
+/* The rule is in the README ("Symmetric primitives") and pqprof(1). */
+static void survey_verdict(struct survey *sv)
+{
+	char own[256], unused[256];
+	families_text(sv, sv->own_used, 1, own, sizeof own);
+	families_text(sv, sv->own_present & ~sv->own_used, 0, unused, sizeof unused);
+	const char *names = sv->iccs_names[0] ? sv->iccs_names : "pseudohash/pseudoXOF/sm3hash";
+	if (sv->nist) {
+		snprintf(sv->verdict, sizeof sv->verdict, "not applicable");
+		snprintf(sv->reason, sizeof sv->reason, "NIST API, outside the ICCS placeholder rule%s%s",
+		         own[0] ? "; own " : "", own);
+	} else if (sv->iccs_used && sv->own_used) {
+		snprintf(sv->verdict, sizeof sv->verdict, "mixed");
+		snprintf(sv->reason, sizeof sv->reason, "ICCS placeholder functions (%s) and own %s both run", names, own);
+	} else if (sv->iccs_used) {
+		snprintf(sv->verdict, sizeof sv->verdict, "ICCS-only");
+		snprintf(sv->reason, sizeof sv->reason, "hashing through %s%s%s%s", names,
+		         unused[0] ? "; own " : "", unused, unused[0] ? " present but unused" : "");
+	} else if (sv->own_used) {
+		snprintf(sv->verdict, sizeof sv->verdict, "bypass");
+		snprintf(sv->reason, sizeof sv->reason, "own %s; %s", own,
+		         sv->iccs_present ? "the ICCS placeholder functions are present but unused"
+		                          : "no ICCS placeholder function in the library");
+	} else {
+		snprintf(sv->verdict, sizeof sv->verdict, "not applicable");
+		snprintf(sv->reason, sizeof sv->reason, "no hash/XOF function ran in the profiled operations");
+	}
+}
+
+static void survey_instance(const struct rs_instance *in, struct survey *sv)
+{
+	memset(sv, 0, sizeof *sv);
+	const char *api = jp_str(in->descriptor, "api", jp_str(in->build, "instance.api", NULL));
+	for (int k = 0; k < in->nops; k++) {
+		const json_t *p = in->ops[k].profile;
+		if (!p || rec_failed(p))
+			continue;
+		if (!api)
+			api = jp_str(p, "instance.api", NULL);
+		survey_op(sv, p);
+	}
+	sv->nist = api && strcmp(api, "nist") == 0;
+	if (sv->profiled)
+		survey_verdict(sv);
+}
+
+static void survey_lines(const struct record_set *rs, rdoc *d)
+{
+	struct survey first, sv;
+	int n = 0, same = 1;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		survey_instance(&rs->inst[i], &sv);
+		if (!sv.profiled)
+			continue;
+		if (!n++)
+			first = sv;
+		else if (strcmp(first.verdict, sv.verdict) != 0 || strcmp(first.reason, sv.reason) != 0)
+			same = 0;
+	}
+	if (!n) {
+		rdoc_para(d, "Survey verdict: not measured (no operation was profiled).");
+		return;
+	}
+	if (same) {
+		rdoc_para(d, "Survey verdict: %s — %s", first.verdict, first.reason);
+	} else {
+		rdoc_para(d, "Survey verdict, per instance:");
+		for (size_t i = 0; i < rs->ninst; i++) {
+			survey_instance(&rs->inst[i], &sv);
+			if (sv.profiled)
+				rdoc_item(d, "%s: %s — %s", rs->inst[i].name, sv.verdict, sv.reason);
+		}
+	}
+	rdoc_para(d, "The verdict: ICCS-only when the competition's placeholder hash functions (pseudohash, "
+	          "pseudoXOF, sm3hash) run and none of the scheme's own hash/XOF families does; bypass when "
+	          "only its own families run; mixed when both do; not applicable for NIST-API instances or when "
+	          "no hash/XOF function runs. \"Run\" means sampled or counted in a profiled operation; samples "
+	          "inside the placeholder functions or the DRNG belong to those, not to a family.");
+}
+
+static void own_families(const struct record_set *rs, rdoc *d)
+{
+	/* Families present in some instance get a column; the others one sentence. */
+	const char *fam[MAX_FAMILIES], *label[MAX_FAMILIES];
+	int nf = 0, shown[MAX_FAMILIES] = { 0 };
+	for (size_t i = 0; i < rs->ninst; i++)
+		for (int k = 0; k < rs->inst[i].nops; k++) {
+			size_t j;
+			json_t *f;
+			json_array_foreach(jp(rs->inst[i].ops[k].profile, "families"), j, f) {
+				const char *nm = jp_str(f, "name", NULL);
+				int at = -1;
+				for (int x = 0; x < nf; x++)
+					if (nm && strcmp(fam[x], nm) == 0)
+						at = x;
+				if (at < 0 && nm && nf < MAX_FAMILIES) {
+					at = nf;
+					fam[nf] = nm;
+					label[nf++] = jp_str(f, "label", nm);
+				}
+				if (at >= 0 && is_present(f))
+					shown[at] = 1;
+			}
+		}
+	if (!nf)
+		return;
+	rdoc_para(d, "The scheme's own hash/XOF and block-cipher code, found without a descriptor: functions whose "
+	          "name or DWARF source file names a Keccak (SHA-3/SHAKE), SHA-2, SM3 or AES family, assembly "
+	          "routines included (by name alone where they carry no DWARF). Share of sampled call stacks "
+	          "with such a frame in the instance library, outside the placeholder functions and the DRNG:");
+	const char *hdr[MAX_FAMILIES + 2] = { "instance", "operation" };
+	int cols[MAX_FAMILIES], nc = 0;
+	char absent[256] = "";
+	for (int x = 0; x < nf; x++) {
+		if (shown[x]) {
+			cols[nc] = x;
+			hdr[2 + nc++] = label[x];
+		} else {
+			add_name(absent, sizeof absent, label[x]);
+		}
+	}
+	if (nc) {
+		struct rd_table *t = rdoc_table(d, nc + 2, hdr);
+		for (size_t i = 0; i < rs->ninst; i++) {
+			const struct rs_instance *in = &rs->inst[i];
+			for (int k = 0; k < in->nops; k++) {
+				const json_t *p = in->ops[k].profile;
+				if (!p)
+					continue;
+				char cellbuf[MAX_FAMILIES][96];
+				const char *cells[MAX_FAMILIES + 2] = { in->name, in->ops[k].op };
+				for (int c = 0; c < nc; c++)
+					cells[2 + c] = share_cell(named(p, "families", fam[cols[c]]), cellbuf[c],
+					                          sizeof cellbuf[c]);
+				rd_row(d, t, cells, 1u);
+			}
+		}
+	}
+	if (absent[0])
+		rdoc_para(d, "%s: " NA_TEXT " in any instance.", absent);
+}
+
 static void section_symmetric(const struct record_set *rs, rdoc *d)
 {
 	rdoc_heading(d, 2, "symmetric", "7. Symmetric primitives");
-	rdoc_para(d, "Share of each operation spent in hash/XOF and DRNG functions: the share of sampled call "
-	          "stacks with a frame in the group's functions, with its 95%% interval; calls per operation are "
-	          "exact counts of the helper functions.");
+	survey_lines(rs, d);
+	rdoc_para(d, "Share of each operation spent in the competition's placeholder hash functions (pseudohash, "
+	          "pseudoXOF, sm3hash) and in the DRNG: the share of sampled call stacks with a frame in the "
+	          "group's functions, with its 95%% interval (\"" NA_TEXT "\" when the library has none); calls "
+	          "per operation are exact counts (uprobes).");
 	const char *groups[MAX_GROUPS] = { "hash", "drng" };
 	int ng = 2;
 	for (size_t i = 0; i < rs->ninst; i++)
@@ -673,19 +925,8 @@ static void section_symmetric(const struct record_set *rs, rdoc *d)
 			const json_t *p = in->ops[k].profile;
 			char cellbuf[MAX_GROUPS][96], calls[2048];
 			const char *cells[MAX_GROUPS + 3] = { in->name, in->ops[k].op };
-			for (int g = 0; g < ng; g++) {
-				cells[2 + g] = NULL;
-				size_t gi;
-				json_t *gr;
-				json_array_foreach(jp(p, "groups"), gi, gr) {
-					const char *nm = jp_str(gr, "name", "");
-					if (strcmp(nm, groups[g]) != 0)
-						continue;
-					fmt_share_ci(cellbuf[g], sizeof cellbuf[g], jp_num(gr, "share", NAN), jp_num(gr, "lo", NAN),
-					             jp_num(gr, "hi", NAN));
-					cells[2 + g] = cellbuf[g];
-				}
-			}
+			for (int g = 0; g < ng; g++)
+				cells[2 + g] = share_cell(named(p, "groups", groups[g]), cellbuf[g], sizeof cellbuf[g]);
 			if (p)
 				calls_text(p, calls, sizeof calls);
 			else
@@ -694,6 +935,7 @@ static void section_symmetric(const struct record_set *rs, rdoc *d)
 			rd_row(d, t, cells, 1u);
 		}
 	}
+	own_families(rs, d);
 }
 
 /* ---------------- section 8 ---------------- */

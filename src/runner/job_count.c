@@ -6,13 +6,22 @@
  * and why; that is not a failure of the job.
  *
  *   count --op OP --func GLOB [--func GLOB...] [--iters N] [--warmup N] [--mlen BYTES]
+ *         [--uprobe-fds FD,FD,... | --uprobe-error REASON]
+ *
+ * The parent's child set-up opens the counters while it still has pqprof's
+ * uid (see supervise/child.h) and hands them over as --uprobe-fds, one per
+ * function in the order uprobe_resolve lists them, so counting works as
+ * root although scheme code runs as the unprivileged user; --uprobe-error
+ * is why it could not.  Without either the job opens the counters itself.
  */
 #include "config.h"
 #include "runner/jobs.h"
 #include "core/options.h"
 #include "profile/uprobe_count.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static json_t *count_result(const struct uprobe_targets *ts, uint64_t *const *per_call, long calls)
@@ -38,9 +47,45 @@ static json_t *count_result(const struct uprobe_targets *ts, uint64_t *const *pe
 	return funcs;
 }
 
+/* "5,6,7" into fds; -1 when it is not such a list of exactly n numbers. */
+static int parse_fds(const char *s, int *fds, size_t n)
+{
+	size_t k = 0;
+	while (*s) {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (end == s || errno || v < 0 || v > 1 << 20 || k == n)
+			return -1;
+		fds[k++] = (int)v;
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -1;
+	}
+	return k == n ? 0 : -1;
+}
+
+/* The counters: handed over, refused with a reason, or opened here. */
+static int get_counters(struct runner_env *env, const struct uprobe_targets *ts, const char *fds,
+                        const char *why_not, struct uprobe_counters *uc, pq_error *err)
+{
+	if (why_not)
+		return pq_fail(err, PQ_EPERF, "%s", why_not);
+	if (!fds)
+		return uprobe_counters_open(uc, env->lib_path, ts, 0, err);
+	int *v = calloc(ts->n ? ts->n : 1, sizeof *v);
+	if (!v)
+		return pq_fail(err, PQ_ENOMEM, "count job: out of memory");
+	int r = parse_fds(fds, v, ts->n) < 0
+	        ? pq_fail(err, PQ_EPERF, "count job: --uprobe-fds '%s' does not name %zu counters", fds, ts->n)
+	        : uprobe_counters_adopt(uc, v, ts->n, err);
+	free(v);
+	return r;
+}
+
 int job_count(struct runner_env *env, int argc, char **argv)
 {
-	const char *opname = NULL;
+	const char *opname = NULL, *up_fds = NULL, *up_error = NULL;
 	struct opt_list globs = { 0 };
 	long iters = 10, warmup = 1, mlen = 64;
 	int help = 0;
@@ -50,6 +95,8 @@ int job_count(struct runner_env *env, int argc, char **argv)
 		{ OPT_INT, 0, "iters", &iters, "N", "" },
 		{ OPT_INT, 0, "warmup", &warmup, "N", "" },
 		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "" },
+		{ OPT_STRING, 0, "uprobe-fds", &up_fds, "FDS", "" },
+		{ OPT_STRING, 0, "uprobe-error", &up_error, "REASON", "" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	pq_error err = { 0 };
@@ -72,7 +119,7 @@ int job_count(struct runner_env *env, int argc, char **argv)
 		return -r;
 	}
 	struct uprobe_counters uc;
-	if (ts.n == 0 || uprobe_counters_open(&uc, env->lib_path, &ts, 0, &err) < 0) {
+	if (ts.n == 0 || get_counters(env, &ts, up_fds, up_error, &uc, &err) < 0) {
 		/* Not a failure of the job: the record says counts are unavailable. */
 		runner_emit(json_pack("{s:s, s:s, s:b, s:s}", "ev", "done", "op", opname,
 		                      "available", 0, "reason",

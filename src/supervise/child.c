@@ -1,6 +1,7 @@
 /* child: spawn and supervise pqprof-runner; see child.h. */
 #include "config.h"
 #include "supervise/child.h"
+#include "profile/uprobe_count.h"
 #include "core/fixed_str.h"
 #include "core/grow.h"
 #include "runner/runner.h"
@@ -103,6 +104,54 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * In the child, still with pqprof's uid: open the count job's uprobe
+ * counters on this process, left open across exec, so that a runner that
+ * then runs as the unprivileged user (root: containment) still counts.
+ * Returns the runner option and fills arg: "--uprobe-fds" "5,6,7", or
+ * "--uprobe-error" and the reason (an ordinary user: not permitted).
+ */
+static const char *uprobe_handover(const struct child_spec *spec, char *arg, size_t len)
+{
+	struct uprobe_targets ts;
+	struct uprobe_counters uc;
+	pq_error err = { 0 };
+	if (uprobe_resolve(spec->lib, spec->uprobe_globs, spec->nuprobe_globs, &ts, &err) < 0) {
+		snprintf(arg, len, "%s", err.msg);
+		return "--uprobe-error";
+	}
+	if (ts.n == 0) {
+		uprobe_targets_free(&ts);
+		return NULL; /* the runner says no function matches */
+	}
+	int r = uprobe_counters_open_inheritable(&uc, spec->lib, &ts, &err);
+	uprobe_targets_free(&ts);
+	if (r < 0) {
+		snprintf(arg, len, "%s", err.msg);
+		return "--uprobe-error";
+	}
+	/* Clear of the numbers the runner gives meaning to (3, 4). */
+	for (size_t i = 0; i < uc.n; i++) {
+		int moved = fcntl(uc.fds[i], F_DUPFD, 200);
+		if (moved >= 0) {
+			close(uc.fds[i]);
+			uc.fds[i] = moved;
+		}
+	}
+	size_t k = 0;
+	arg[0] = '\0';
+	for (size_t i = 0; i < uc.n && k < len; i++)
+		k += (size_t)snprintf(arg + k, len - k, "%s%d", i ? "," : "", uc.fds[i]);
+	if (k >= len) {
+		size_t n = uc.n;
+		uprobe_counters_close(&uc);
+		snprintf(arg, len, "too many functions to count (%zu)", n);
+		return "--uprobe-error";
+	}
+	free(uc.fds); /* the descriptors stay open for the runner */
+	return "--uprobe-fds";
+}
+
 static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c,
                         const struct contained *ct)
 {
@@ -154,7 +203,9 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	int nargs = 0;
 	while (spec->args && spec->args[nargs])
 		nargs++;
-	char **argv = calloc((size_t)nargs + 4, sizeof *argv);
+	char up_arg[4096];
+	const char *up_opt = spec->uprobe_globs ? uprobe_handover(spec, up_arg, sizeof up_arg) : NULL;
+	char **argv = calloc((size_t)nargs + 6, sizeof *argv);
 	char lib_fd_path[32];
 	argv[0] = (char *)runner;
 	argv[1] = (char *)spec->job;
@@ -167,6 +218,10 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	}
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = (char *)spec->args[i];
+	if (up_opt) {
+		argv[3 + nargs] = (char *)up_opt;
+		argv[4 + nargs] = up_arg;
+	}
 	contain_exec(ct, runner, argv);
 	char msg[PATH_MAX + 128];
 	int n = snprintf(msg, sizeof msg, "{\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"cannot run %s: %s\"}\n",

@@ -51,6 +51,14 @@ struct child_spec {
 	unsigned long long as_limit; /* RLIMIT_AS bytes, 0 = none */
 	int want_ctrl;            /* create the control socket (fd 4 in the child) */
 	int close_stdin;          /* give the child /dev/null as stdin (always) */
+	/*
+	 * Count job: uprobe counters on the functions of lib matching these
+	 * globs, opened in the child before it drops to the unprivileged uid
+	 * and handed to the runner ("--uprobe-fds"), or the reason they could
+	 * not be ("--uprobe-error").  NULL: none.
+	 */
+	const char *const *uprobe_globs;
+	size_t nuprobe_globs;
 	const struct child_hooks *hooks;
 };
 

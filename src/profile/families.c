@@ -1,0 +1,186 @@
+/* families: symmetric-primitive families by name and source file; see families.h. */
+#include "config.h"
+#include "profile/families.h"
+
+#include <ctype.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct family {
+	const char *name, *label;
+	const char *const *keywords;
+};
+
+static const char *const kw_keccak[] = { "keccak", "shake", "cshake", "turboshake", "sha3!", "fips202",
+	                                 "kmac", "xkcp", NULL };
+static const char *const kw_sha2[] = { "sha2", "sha384", "sha512", NULL };
+static const char *const kw_sm3[] = { "sm3", NULL };
+static const char *const kw_aes[] = { "aes", "rijndael", NULL };
+
+static const struct family families[FAMILY_COUNT] = {
+	{ "keccak", "Keccak/SHAKE", kw_keccak },
+	{ "sha2", "SHA-2", kw_sha2 },
+	{ "sm3", "SM3", kw_sm3 },
+	{ "aes", "AES", kw_aes },
+};
+
+const char *family_name(int i)
+{
+	return i >= 0 && i < FAMILY_COUNT ? families[i].name : NULL;
+}
+
+const char *family_label(int i)
+{
+	return i >= 0 && i < FAMILY_COUNT ? families[i].label : NULL;
+}
+
+/* Does a word of s start at position i? */
+static int word_start(const char *s, size_t i)
+{
+	if (i == 0)
+		return 1;
+	unsigned char p = (unsigned char)s[i - 1], c = (unsigned char)s[i];
+	if (!isalpha(p))
+		return 1;
+	return islower(p) && isupper(c);
+}
+
+/* A keyword ending in '!' must not be followed by a digit ("sha3!" is not "sha384"). */
+static int has_keyword(const char *s, const char *kw)
+{
+	size_t kl = strlen(kw);
+	int no_digit = kl && kw[kl - 1] == '!';
+	if (no_digit)
+		kl--;
+	for (size_t i = 0; s[i]; i++)
+		if (word_start(s, i) && strncasecmp(s + i, kw, kl) == 0 &&
+		    !(no_digit && isdigit((unsigned char)s[i + kl])))
+			return 1;
+	return 0;
+}
+
+unsigned family_match_name(const char *name)
+{
+	unsigned m = 0;
+	if (!name)
+		return 0;
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		for (const char *const *k = families[f].keywords; *k; k++)
+			if (has_keyword(name, *k)) {
+				m |= 1u << f;
+				break;
+			}
+	return m;
+}
+
+unsigned family_match_file(const char *path)
+{
+	if (!path)
+		return 0;
+	const char *slash = strrchr(path, '/');
+	return family_match_name(slash ? slash + 1 : path);
+}
+
+static void note(struct family_presence *out, unsigned m, const char *what)
+{
+	for (int f = 0; f < FAMILY_COUNT; f++)
+		if ((m >> f & 1u) && !out->example[f][0])
+			snprintf(out->example[f], sizeof out->example[f], "%s", what);
+}
+
+static int code_symbol(Elf *elf, const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
+		return 0;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return 1;
+	if (type != STT_NOTYPE)
+		return 0;
+	/* untyped assembly routines, in code sections */
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+static void scan_symbols(Elf *elf, struct family_presence *out)
+{
+	Elf_Scn *best = NULL;
+	GElf_Shdr best_sh;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !best)) {
+			best = scn;
+			best_sh = sh;
+		}
+	}
+	Elf_Data *d = best ? elf_getdata(best, NULL) : NULL;
+	if (!d || !best_sh.sh_entsize)
+		return;
+	size_t count = best_sh.sh_size / best_sh.sh_entsize;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(d, (int)i, &sym))
+			continue;
+		const char *name = elf_strptr(elf, best_sh.sh_link, sym.st_name);
+		if (!name || !*name || !code_symbol(elf, &sym))
+			continue;
+		unsigned m = family_match_name(name);
+		if (m) {
+			out->by_symbol |= m;
+			note(out, m, name);
+		}
+	}
+}
+
+static void scan_dwarf(Elf *elf, struct family_presence *out)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu)) {
+			out->dwarf = 1;
+			const char *name = dwarf_diename(&cu);
+			unsigned m = family_match_file(name);
+			if (m) {
+				const char *slash = strrchr(name, '/');
+				out->by_file |= m;
+				note(out, m, slash ? slash + 1 : name);
+			}
+		}
+		off = next;
+	}
+	dwarf_end(dw);
+}
+
+int families_in_library(const char *lib_path, struct family_presence *out, pq_error *err)
+{
+	memset(out, 0, sizeof *out);
+	elf_version(EV_CURRENT);
+	int fd = open(lib_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pq_fail_errno(err, PQ_EINPUT, "%s", lib_path);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int rc = 0;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		rc = pq_fail(err, PQ_EINPUT, "%s: not an ELF file", lib_path);
+	} else {
+		/* files first: "fips202.c" names a family better than its first function */
+		scan_dwarf(elf, out);
+		scan_symbols(elf, out);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
