@@ -21,6 +21,7 @@
 
 struct desc_instance {
 	char name[128];
+	char implementation[64];  /* implementation version ("reference", "optimized", ...), or "" */
 	char tree[4096];          /* absolute path of the submission tree */
 	char api[8];              /* "ngcc", "nist" or "auto" */
 	char *defines[DESC_MAX_DEFINES];
