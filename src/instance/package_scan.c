@@ -692,8 +692,16 @@ int package_scan(const char *dir, const char *within, struct pkg_scan *ps, pq_er
 		            "Additional_Implementations folder", dir);
 		goto out;
 	}
+	/* Reference first, then optimized, then additional, as evaluators list them. */
+	static const char *const rank[] = { "reference", "optimized", "additional" };
+	int order[16], no = 0;
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < nimpl; i++)
+			if (strcmp(impl_ver[i], rank[k]) == 0)
+				order[no++] = i;
 	int ngcc = 0, nist = 0;
-	for (int i = 0; i < nimpl; i++) {
+	for (int o = 0; o < no; o++) {
+		int i = order[o];
 		int before = ps->ninst;
 		char abs[PATH_MAX];
 		if (path_fmt(abs, sizeof abs, NULL, "%s/%s", ps->root, impl[i]) == 0 && is_instance_dir(abs)) {
