@@ -188,6 +188,31 @@ static struct unit *add_unit(struct campaign *c, pq_error *err)
 	return u;
 }
 
+/* A package's descriptor, saying on the progress stream what the scan found that needs a look. */
+static int package_desc(struct campaign *c, const char *target, const char *within, pq_error *err)
+{
+	struct pkg_scan *ps = calloc(1, sizeof *ps);
+	if (!ps)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	int r = package_scan(target, within, ps, err);
+	FILE *f = c->o->progress;
+	if (r == 0 && f) {
+		fprintf(f, "package %s: %s layout, %d instance%s (`pqprof scan %s` says why)\n", ps->root, ps->layout,
+		        ps->ninst, ps->ninst == 1 ? "" : "s", target);
+		for (int i = 0; i < ps->ninst; i++) {
+			const struct pkg_instance *in = &ps->inst[i];
+			if (in->kat != PKG_KAT_MATCHED)
+				fprintf(f, "package: %s (%s): KAT file %s\n", in->name, in->implementation, in->kat_why);
+			if (in->warning[0])
+				fprintf(f, "package: %s (%s): %s\n", in->name, in->implementation, in->warning);
+		}
+	}
+	if (r == 0)
+		r = package_desc_from_scan(ps, &c->desc, err);
+	free(ps);
+	return r;
+}
+
 static int expand(struct campaign *c, const char *target, pq_error *err)
 {
 	enum target_kind k;
@@ -203,7 +228,7 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 		const char *env_root = getenv("PQPROF_SOURCE_ROOT");
 		const char *within = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root : NULL;
 		if ((r = k == TARGET_DESC ? scheme_desc_read(target, &c->desc, err)
-		                          : package_desc_load(target, within, &c->desc, err)) < 0)
+		                          : package_desc(c, target, within, err)) < 0)
 			return r;
 		c->have_desc = 1;
 		snprintf(c->scheme, sizeof c->scheme, "%s", c->desc.name);

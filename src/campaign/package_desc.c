@@ -83,21 +83,27 @@ int package_desc_text(const struct pkg_scan *ps, const char *desc_dir, char **te
 	return 0;
 }
 
-int package_desc_load(const char *dir, const char *within, struct scheme_desc *d, pq_error *err)
+int package_desc_from_scan(const struct pkg_scan *ps, struct scheme_desc *d, pq_error *err)
 {
-	struct pkg_scan *ps = calloc(1, sizeof *ps);
-	if (!ps)
-		return pq_fail(err, PQ_ENOMEM, "out of memory");
 	char *text = NULL;
-	int r = package_scan(dir, within, ps, err);
-	if (r == 0)
-		r = package_desc_text(ps, NULL, &text, err);
+	int r = package_desc_text(ps, NULL, &text, err);
 	if (r == 0) {
 		char path[PATH_MAX + 64];
 		snprintf(path, sizeof path, "%s (descriptor discovered from the package)", ps->root);
 		r = scheme_desc_parse(text, strlen(text), path, ps->root, d, err);
 	}
 	free(text);
+	return r;
+}
+
+int package_desc_load(const char *dir, const char *within, struct scheme_desc *d, pq_error *err)
+{
+	struct pkg_scan *ps = calloc(1, sizeof *ps);
+	if (!ps)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	int r = package_scan(dir, within, ps, err);
+	if (r == 0)
+		r = package_desc_from_scan(ps, d, err);
 	free(ps);
 	return r;
 }

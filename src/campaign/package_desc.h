@@ -20,6 +20,9 @@
  */
 int package_desc_text(const struct pkg_scan *ps, const char *desc_dir, char **text, pq_error *err);
 
+/* Parse the descriptor of a scanned package into d, as scheme_desc_read would a file. */
+int package_desc_from_scan(const struct pkg_scan *ps, struct scheme_desc *d, pq_error *err);
+
 /*
  * Scan the package at dir (links inside `within`, NULL: the package) and
  * parse the generated descriptor into d, as scheme_desc_read would a file.

@@ -49,7 +49,9 @@ static int dry_run(const char *target, const struct campaign_opts *o, pq_error *
 				return r;
 		}
 	}
-	return campaign_plan(target, o, stdout, err);
+	struct campaign_opts quiet = *o;
+	quiet.progress = NULL;  /* the scan was printed in full above */
+	return campaign_plan(target, &quiet, stdout, err);
 }
 
 int cmd_run(int argc, char **argv)

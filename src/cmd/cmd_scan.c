@@ -129,6 +129,10 @@ int cmd_scan(int argc, char **argv)
 	int r = package_scan(pos[0], source_root, ps, &err);
 	if (r == 0) {
 		scan_print_plan(stdout, ps);
+		char own[PATH_MAX];
+		struct stat sb;
+		if (path_fmt(own, sizeof own, NULL, "%s/scheme.json", ps->root) == 0 && stat(own, &sb) == 0)
+			printf("note: %s exists: `pqprof run %s` runs that descriptor, not this scan\n", own, pos[0]);
 		if (write_to)
 			r = write_descriptor(ps, write_to, &err);
 	}
