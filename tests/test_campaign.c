@@ -113,10 +113,10 @@ START_TEST(package_descriptors)
 	char p[4096];
 	struct scheme_desc d;
 	pq_error err = { 0 };
-	snprintf(p, sizeof p, "%s/tests/fixtures/packages/ngcc-toy-pkg", dir());
+	snprintf(p, sizeof p, "%s/tests/fixtures/pkg/ngcc", dir());
 	ck_assert(package_is_package(p));
 	ck_assert_msg(package_desc_load(p, dir(), &d, &err) == 0, "%s", err.msg);
-	ck_assert_str_eq(d.name, "ngcc-toy-pkg");
+	ck_assert_str_eq(d.name, "ngcc");
 	ck_assert_int_eq(d.ninstances, 3);
 	ck_assert_str_eq(d.instances[0].name, "Toy-NGCC-64");
 	ck_assert_str_eq(d.instances[0].implementation, "reference");
@@ -127,10 +127,10 @@ START_TEST(package_descriptors)
 	ck_assert_ptr_nonnull(strstr(d.instances[2].tree, "Optimized_Implementation/Toy-NGCC-64"));
 	ck_assert_ptr_nonnull(strstr(d.instances[2].vectors, "KAT_SIG_Toy-NGCC-64.txt"));
 	scheme_desc_free(&d);
-	snprintf(p, sizeof p, "%s/tests/fixtures/packages/nist-toy-pkg", dir());
+	snprintf(p, sizeof p, "%s/tests/fixtures/pkg/nist", dir());
 	ck_assert_msg(package_desc_load(p, dir(), &d, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(d.ninstances, 4);
-	ck_assert_str_eq(d.instances[3].implementation, "additional-broken");
+	ck_assert_str_eq(d.instances[3].implementation, "additional-bad");
 	ck_assert_str_eq(d.instances[3].api, "nist");
 	scheme_desc_free(&d);
 	/* A single tree is not a package. */
