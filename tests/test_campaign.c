@@ -1,16 +1,21 @@
 /*
  * test_campaign: scheme descriptor parsing (every error names the file and
- * the field), the descriptor shipped for the in-tree scheme, and the file
- * label rule that campaign writers and record readers share.
+ * the field), the descriptor shipped for the in-tree scheme, the file
+ * label rule that campaign writers and record readers share, and whole
+ * submission packages turned into descriptors.
  */
 #include "config.h"
 #include "campaign/scheme_desc.h"
+#include "campaign/package_desc.h"
+#include "instance/package_scan.h"
 #include "core/safe_name.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *dir(void)
 {
@@ -83,6 +88,119 @@ START_TEST(bad_descriptors)
 }
 END_TEST
 
+START_TEST(implementation_versions)
+{
+	struct scheme_desc d;
+	pq_error err = { 0 };
+	/* One name twice is fine when the implementation versions differ. */
+	const char *t = "{\"name\":\"p\",\"instances\":["
+	                "{\"name\":\"i\",\"tree\":\"nist-toy\",\"implementation\":\"reference\"},"
+	                "{\"name\":\"i\",\"tree\":\"nist-toy\",\"implementation\":\"optimized\"}]}";
+	ck_assert_msg(parse(t, &d, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(d.instances[1].implementation, "optimized");
+	scheme_desc_free(&d);
+	expect_error("{\"name\":\"a\",\"instances\":[{\"name\":\"i\",\"tree\":\"nist-toy\",\"implementation\":\"o\"},"
+	             "{\"name\":\"i\",\"tree\":\"nist-toy\",\"implementation\":\"o\"}]}",
+	             "instance name 'i' with implementation o appears twice");
+	expect_error("{\"name\":\"a\",\"instances\":[{\"name\":\"i\",\"tree\":\"nist-toy\",\"implementation\":\"a/b\"}]}",
+	             "implementation may hold only letters");
+}
+END_TEST
+
+/* The package fixtures as descriptors: names, versions, trees and KAT files. */
+START_TEST(package_descriptors)
+{
+	char p[4096];
+	struct scheme_desc d;
+	pq_error err = { 0 };
+	snprintf(p, sizeof p, "%s/tests/fixtures/pkg/ngcc", dir());
+	ck_assert(package_is_package(p));
+	ck_assert_msg(package_desc_load(p, dir(), &d, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(d.name, "ngcc");
+	ck_assert_int_eq(d.ninstances, 3);
+	ck_assert_str_eq(d.instances[0].name, "Toy-NGCC-64");
+	ck_assert_str_eq(d.instances[0].implementation, "reference");
+	ck_assert_str_eq(d.instances[1].name, "Toy-NGCC-96");
+	ck_assert_str_eq(d.instances[2].name, "Toy-NGCC-64");
+	ck_assert_str_eq(d.instances[2].implementation, "optimized");
+	ck_assert_str_eq(d.instances[2].api, "ngcc");
+	ck_assert_ptr_nonnull(strstr(d.instances[2].tree, "Optimized_Implementation/Toy-NGCC-64"));
+	ck_assert_ptr_nonnull(strstr(d.instances[2].vectors, "KAT_SIG_Toy-NGCC-64.txt"));
+	scheme_desc_free(&d);
+	snprintf(p, sizeof p, "%s/tests/fixtures/pkg/nist", dir());
+	ck_assert_msg(package_desc_load(p, dir(), &d, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(d.ninstances, 4);
+	ck_assert_str_eq(d.instances[3].implementation, "additional-bad");
+	ck_assert_str_eq(d.instances[3].api, "nist");
+	scheme_desc_free(&d);
+	/* A single tree is not a package. */
+	snprintf(p, sizeof p, "%s/tests/fixtures/toy", dir());
+	ck_assert(!package_is_package(p));
+	ck_assert_int_eq(package_desc_load(p, dir(), &d, &err), -PQ_EINPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a submission package"));
+}
+END_TEST
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Names from headers (conditional defaults), KEMs, variant folders, a wrapper folder. */
+START_TEST(package_rules)
+{
+	char root[] = "/tmp/pqprof-pkg-test.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	const char *src = "int f(void) { return 0; }\n";
+	/* Inside a wrapper folder, as packages are often shipped. */
+	put(root, "Sub/Reference_Implementation/X-256/SIG_AlgorithmInstance.h",
+	    "#ifndef SIG_H\n#define SIG_H\n#ifndef ALGORITHM_INSTANCE\n#define ALGORITHM_INSTANCE \"X-128\"\n#endif\n#endif\n");
+	put(root, "Sub/Reference_Implementation/X-256/x.c", src);
+	put(root, "Sub/Reference_Implementation/Y/KEM_AlgorithmInstance.h",
+	    "/* a KEM */\n#define ALGORITHM_INSTANCE \"Y-KEM-1\"\n");
+	put(root, "Sub/Reference_Implementation/Y/y.c", src);
+	put(root, "Sub/Optimized_Implementation/avx2/crypto_sign/z/api.h", "#define CRYPTO_SECRETKEYBYTES 12\n");
+	put(root, "Sub/Optimized_Implementation/avx2/crypto_sign/z/z.c", src);
+	put(root, "Sub/KAT_files/KAT_KEM_Y-KEM-1.txt", "Count = 0\n");
+	put(root, "Sub/KAT_files/z/PQCsignKAT_12.rsp", "count = 0\n");
+	put(root, "Sub/KAT_files/z/PQCsignKAT_99.rsp", "count = 1\n");
+	struct pkg_scan *ps = calloc(1, sizeof *ps);
+	pq_error err = { 0 };
+	ck_assert(package_is_package(root));
+	ck_assert_msg(package_scan(root, NULL, ps, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ps->ninst, 3);
+	ck_assert_str_eq(ps->layout, "NGCC+NIST");
+	/* A conditional default that differs from the directory: the directory, with a warning. */
+	ck_assert_str_eq(ps->inst[0].name, "X-256");
+	ck_assert_ptr_nonnull(strstr(ps->inst[0].warning, "-D switches"));
+	ck_assert_int_eq(ps->inst[0].kat, PKG_KAT_MISSING);
+	ck_assert_str_eq(ps->inst[1].name, "Y-KEM-1");
+	ck_assert_str_eq(ps->inst[1].kind, "kem");
+	ck_assert_int_eq(ps->inst[1].kat, PKG_KAT_MATCHED);
+	ck_assert_str_eq(ps->inst[1].kat_rel, "Sub/KAT_files/KAT_KEM_Y-KEM-1.txt");
+	ck_assert_str_eq(ps->inst[2].implementation, "optimized-avx2");
+	ck_assert_str_eq(ps->inst[2].api, "nist");
+	/* Of two files in its KAT folder, the one named after CRYPTO_SECRETKEYBYTES. */
+	ck_assert_int_eq(ps->inst[2].kat, PKG_KAT_MATCHED);
+	ck_assert_str_eq(ps->inst[2].kat_rel, "Sub/KAT_files/z/PQCsignKAT_12.rsp");
+	ck_assert_ptr_nonnull(strstr(ps->inst[2].kat_why, "CRYPTO_SECRETKEYBYTES"));
+	free(ps);
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(shipped_descriptor)
 {
 	char p[4096];
@@ -141,6 +259,9 @@ int main(void)
 	tcase_add_test(tc, bad_descriptors);
 	tcase_add_test(tc, shipped_descriptor);
 	tcase_add_test(tc, labels);
+	tcase_add_test(tc, implementation_versions);
+	tcase_add_test(tc, package_descriptors);
+	tcase_add_test(tc, package_rules);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

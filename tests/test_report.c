@@ -385,7 +385,7 @@ START_TEST(test_markdown_structure)
 		"| campaign start / end (UTC) | 2026-09-25T10:02:21Z / 2026-09-28T10:51:21Z |", "| hardware PMU | yes",
 		"## 3. Functional testing (KAT)", "| instance | build flags | KAT |",
 		"| `Alpha-1` | harness-default | PASS |", "| `Beta-2` | harness-default | MISMATCH [1] |",
-		"| `Gamma-3` | harness-default | not run [2] |",
+		"| `Gamma-3` | harness-default | BUILD [2] |",
 		("[1] MISMATCH: record 3 differs in the signature. API deviations and notes: sig_keygen seeds a private "
 		 "DRNG instead of drng_algorithm. First difference: record 3, field sm."),
 		"[2] Build failed: toy.c:3: error: expected semicolon",

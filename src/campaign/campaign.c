@@ -19,6 +19,8 @@
 #include "record/records.h"
 #include "campaign/steps.h"
 #include "campaign/leak_step.h"
+#include "campaign/package_desc.h"
+#include "instance/package_scan.h"
 #include "report/bench_table.h"
 
 #include <errno.h>
@@ -43,6 +45,7 @@ static const char *const step_names[STEP_COUNT_ALL] = { "build", "kat", "bench",
 struct unit {
 	char label[300];
 	char instance[128];
+	char implementation[64];    /* implementation version, "" when the descriptor names none */
 	char profile[64];
 	char tree[PATH_MAX];
 	char api[8];
@@ -109,14 +112,14 @@ static void base_no_ext(const char *path, char *out, size_t len)
 		*dot = '\0';
 }
 
-enum target_kind { TARGET_DESC, TARGET_TREE, TARGET_LIB };
+enum target_kind { TARGET_DESC, TARGET_TREE, TARGET_LIB, TARGET_PACKAGE };
 
 static int classify_target(const char *t, enum target_kind *k, pq_error *err)
 {
 	char p[PATH_MAX];
 	if (is_dir(t)) {
 		int r = path_fmt(p, sizeof p, err, "%s/scheme.json", t);
-		*k = r == 0 && is_file(p) ? TARGET_DESC : TARGET_TREE;
+		*k = r == 0 && is_file(p) ? TARGET_DESC : package_is_package(t) ? TARGET_PACKAGE : TARGET_TREE;
 		return r;
 	}
 	if (!is_file(t))
@@ -185,6 +188,31 @@ static struct unit *add_unit(struct campaign *c, pq_error *err)
 	return u;
 }
 
+/* A package's descriptor, saying on the progress stream what the scan found that needs a look. */
+static int package_desc(struct campaign *c, const char *target, const char *within, pq_error *err)
+{
+	struct pkg_scan *ps = calloc(1, sizeof *ps);
+	if (!ps)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	int r = package_scan(target, within, ps, err);
+	FILE *f = c->o->progress;
+	if (r == 0 && f) {
+		fprintf(f, "package %s: %s layout, %d instance%s (`pqprof scan %s` says why)\n", ps->root, ps->layout,
+		        ps->ninst, ps->ninst == 1 ? "" : "s", target);
+		for (int i = 0; i < ps->ninst; i++) {
+			const struct pkg_instance *in = &ps->inst[i];
+			if (in->kat != PKG_KAT_MATCHED)
+				fprintf(f, "package: %s (%s): KAT file %s\n", in->name, in->implementation, in->kat_why);
+			if (in->warning[0])
+				fprintf(f, "package: %s (%s): %s\n", in->name, in->implementation, in->warning);
+		}
+	}
+	if (r == 0)
+		r = package_desc_from_scan(ps, &c->desc, err);
+	free(ps);
+	return r;
+}
+
 static int expand(struct campaign *c, const char *target, pq_error *err)
 {
 	enum target_kind k;
@@ -195,8 +223,12 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	c->units = calloc(MAX_UNITS, sizeof *c->units);
 	if (!c->units)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
-	if (k == TARGET_DESC) {
-		if ((r = scheme_desc_read(target, &c->desc, err)) < 0)
+	if (k == TARGET_DESC || k == TARGET_PACKAGE) {
+		/* A package becomes a descriptor in memory, and runs as one. */
+		const char *env_root = getenv("PQPROF_SOURCE_ROOT");
+		const char *within = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root : NULL;
+		if ((r = k == TARGET_DESC ? scheme_desc_read(target, &c->desc, err)
+		                          : package_desc(c, target, within, err)) < 0)
 			return r;
 		c->have_desc = 1;
 		snprintf(c->scheme, sizeof c->scheme, "%s", c->desc.name);
@@ -240,6 +272,7 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 				if (!u)
 					return -PQ_EINPUT;
 				str_copy(u->instance, sizeof u->instance, in->name);
+				str_copy(u->implementation, sizeof u->implementation, in->implementation);
 				str_copy(u->profile, sizeof u->profile, profiles[p]);
 				snprintf(u->tree, sizeof u->tree, "%s", in->tree);
 				snprintf(u->api, sizeof u->api, "%s", in->api);
@@ -253,8 +286,9 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	}
 	for (int i = 0; i < c->nunits; i++) {
 		struct unit *u = &c->units[i];
-		char full[sizeof u->instance + sizeof u->profile + 2];
-		snprintf(full, sizeof full, "%s__%s", u->instance, u->profile);
+		char full[sizeof u->instance + sizeof u->implementation + sizeof u->profile + 4];
+		snprintf(full, sizeof full, "%s__%s%s%s", u->instance, u->implementation,
+		         u->implementation[0] ? "__" : "", u->profile);
 		safe_name(u->label, sizeof u->label, full);
 		/* Two names that clean up to one label would share every file. */
 		for (int j = 0; j < i; j++)
@@ -474,6 +508,10 @@ static int do_build(struct campaign *c, struct unit *u)
 	if (rc < 0)
 		json_object_set_new(r, "failure_kind",
 		                    json_string(err.code == PQ_EBUILD || err.code == PQ_ESCHEME ? "scheme" : "tool"));
+	/* The implementation version travels with the instance descriptor into every later record. */
+	json_t *inst = json_object_get(r, "instance");
+	if (u->implementation[0] && json_is_object(inst))
+		json_object_set_new(inst, "implementation", json_string(u->implementation));
 	put_record(c, rec, r);
 	json_decref(r);
 	return rc == 0;
@@ -805,16 +843,20 @@ static void print_summary(struct campaign *c, FILE *out)
 				header = 1;
 				unit = ru ? strdup(ru) : NULL;
 			}
-			char shown[200];
-			int multi = c->nunits > 1 && strcmp(c->units[0].instance, c->units[1].instance) == 0;
-			snprintf(shown, sizeof shown, multi ? "%s/%s" : "%s", u->instance, u->profile);
+			char shown[300], name[200];
+			int multi = c->nunits > 1 && strcmp(c->units[0].instance, c->units[1].instance) == 0 &&
+			            strcmp(c->units[0].implementation, c->units[1].implementation) == 0;
+			snprintf(name, sizeof name, u->implementation[0] ? "%s (%s)" : "%s", u->instance, u->implementation);
+			snprintf(shown, sizeof shown, multi ? "%s/%s" : "%s", name, u->profile);
 			bench_table_row(out, r, shown, verdict);
 			json_decref(r);
 		}
 		if (!built_ok(c, u)) {
 			path_of(c, p, sizeof p, "build", u->label, NULL, ".json");
 			json_t *b = read_json(p);
-			fprintf(out, "%-28s build failed: %s\n", u->instance,
+			char name[200];
+			snprintf(name, sizeof name, u->implementation[0] ? "%s (%s)" : "%s", u->instance, u->implementation);
+			fprintf(out, "%-28s build failed: %s\n", name,
 			        b ? json_string_value(json_object_get(b, "failure")) : "?");
 			json_decref(b);
 		}
@@ -874,8 +916,11 @@ static int init_state(struct campaign *c, json_t **env_out, pq_error *err)
 		json_t *steps = json_object();
 		for (int s = 0; s < STEP_COUNT_ALL; s++)
 			json_object_set_new(steps, step_names[s], json_string("pending"));
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:o}", "instance", c->units[i].instance, "profile",
-		                                     c->units[i].profile, "label", c->units[i].label, "steps", steps));
+		json_t *e = json_pack("{s:s, s:s, s:s, s:o}", "instance", c->units[i].instance, "profile",
+		                      c->units[i].profile, "label", c->units[i].label, "steps", steps);
+		if (c->units[i].implementation[0])
+			json_object_set_new(e, "implementation", json_string(c->units[i].implementation));
+		json_array_append_new(arr, e);
 	}
 	json_object_set_new(c->state, "instances", arr);
 	if (c->o->shard_n)
@@ -982,7 +1027,8 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	/* Units of one instance are adjacent (instance-major order). */
 	for (int i = 0; i < c.nunits;) {
 		int n = 1;
-		while (i + n < c.nunits && n < 8 && strcmp(c.units[i + n].instance, c.units[i].instance) == 0)
+		while (i + n < c.nunits && n < 8 && strcmp(c.units[i + n].instance, c.units[i].instance) == 0 &&
+		       strcmp(c.units[i + n].implementation, c.units[i].implementation) == 0)
 			n++;
 		group_bench(&c, &c.units[i], n, env);
 		i += n;
@@ -1017,6 +1063,38 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	campaign_lock_release(&lock);
 	json_decref(env);
 	json_decref(c.state);
+	if (c.have_desc)
+		scheme_desc_free(&c.desc);
+	free(c.units);
+	return r;
+}
+
+int campaign_plan(const char *target, const struct campaign_opts *o, FILE *out, pq_error *err)
+{
+	struct campaign c = { .o = o };
+	int r = parse_steps(&c, err);
+	if (r == 0)
+		r = expand(&c, target, err);
+	if (r == 0 && !o->out_dir)
+		r = campaign_default_dir(target, o, c.dir, sizeof c.dir, err);
+	else if (r == 0)
+		snprintf(c.dir, sizeof c.dir, "%s", o->out_dir);
+	if (r == 0) {
+		fprintf(out, "plan for %s: %d unit%s (instance x flag profile) into %s; nothing is built or written\n",
+		        target, c.nunits, c.nunits == 1 ? "" : "s", c.dir);
+		for (int i = 0; i < c.nunits; i++) {
+			const struct unit *u = &c.units[i];
+			fprintf(out, "  %s: instance %s%s%s%s, profile %s, ", u->label, u->instance,
+			        u->implementation[0] ? " (" : "", u->implementation, u->implementation[0] ? ")" : "",
+			        u->profile);
+			if (u->prebuilt)
+				fprintf(out, "library %s, KAT file searched in its source tree\n", u->lib);
+			else
+				fprintf(out, "tree %s, API %s, KAT %s\n", u->tree, u->api,
+				        u->vectors[0] ? u->vectors : u->manifest[0] ? u->manifest : "searched in the tree");
+		}
+		fflush(out);
+	}
 	if (c.have_desc)
 		scheme_desc_free(&c.desc);
 	free(c.units);

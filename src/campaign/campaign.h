@@ -63,6 +63,13 @@ struct campaign_opts {
  */
 int campaign_run(const char *target, const struct campaign_opts *o, pq_error *err);
 
+/*
+ * What campaign_run would do with target: one line per unit (instance,
+ * implementation version, flag profile, tree, API, KAT file) on out.
+ * Builds, measures and writes nothing.
+ */
+int campaign_plan(const char *target, const struct campaign_opts *o, FILE *out, pq_error *err);
+
 /* Name of the default output directory for a target. */
 int campaign_default_dir(const char *target, const struct campaign_opts *o, char *buf, size_t len, pq_error *err);
 

@@ -9,3 +9,5 @@ libpqprof_a_SOURCES += \
 libpqprof_a_SOURCES += src/campaign/merge_systems.c src/campaign/merge_systems.h
 # leak_step: the campaign's timing-leak step.
 libpqprof_a_SOURCES += src/campaign/leak_step.c src/campaign/leak_step.h
+# package_desc: a whole submission package as a scheme descriptor.
+libpqprof_a_SOURCES += src/campaign/package_desc.c src/campaign/package_desc.h

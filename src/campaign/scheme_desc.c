@@ -78,7 +78,8 @@ static int parse_instance(json_t *o, int idx, const char *path, const char *dir,
 	snprintf(w, sizeof w, "instances[%d]", idx);
 	if (!json_is_object(o))
 		return pq_fail(err, PQ_EINPUT, "%s: %s must be an object", path, w);
-	const char *known[] = { "name", "tree", "api", "defines", "cflags", "vectors", "manifest", "slow", NULL };
+	const char *known[] = { "name", "tree", "api", "defines", "cflags", "vectors", "manifest", "slow",
+		                        "implementation", NULL };
 	const char *key;
 	json_t *v;
 	json_object_foreach(o, key, v) {
@@ -92,6 +93,15 @@ static int parse_instance(json_t *o, int idx, const char *path, const char *dir,
 	snprintf(field, sizeof field, "%s.name", w);
 	if ((r = copy_str(err, path, field, json_object_get(o, "name"), in->name, sizeof in->name, 1)) < 0)
 		return r;
+	snprintf(field, sizeof field, "%s.implementation", w);
+	if ((r = copy_str(err, path, field, json_object_get(o, "implementation"), in->implementation,
+	                  sizeof in->implementation, 0)) < 0)
+		return r;
+	for (const char *c = in->implementation; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+		      *c == '_'))
+			return pq_fail(err, PQ_EINPUT, "%s: %s.implementation may hold only letters, digits, '-' and '_'",
+			               path, w);
 	snprintf(field, sizeof field, "%s.tree", w);
 	if ((r = copy_str(err, path, field, json_object_get(o, "tree"), tree, sizeof tree, 1)) < 0)
 		return r;
@@ -216,8 +226,11 @@ int scheme_desc_parse(const char *text, size_t len, const char *path, const char
 		if ((r = parse_instance(v, (int)i, path, dir, &d->instances[i], err)) < 0)
 			goto out;
 		for (size_t k = 0; k < i; k++)
-			if (strcmp(d->instances[k].name, d->instances[i].name) == 0) {
-				r = pq_fail(err, PQ_EINPUT, "%s: instance name '%s' appears twice", path, d->instances[i].name);
+			if (strcmp(d->instances[k].name, d->instances[i].name) == 0 &&
+			    strcmp(d->instances[k].implementation, d->instances[i].implementation) == 0) {
+				r = pq_fail(err, PQ_EINPUT, "%s: instance name '%s'%s%s appears twice", path, d->instances[i].name,
+				            d->instances[i].implementation[0] ? " with implementation " : "",
+				            d->instances[i].implementation);
 				goto out;
 			}
 	}

@@ -2,8 +2,10 @@
  * scheme_desc: the scheme descriptor, schemes/<name>/scheme.json.  It says
  * which instances a scheme has, where each instance's submission tree is and
  * with which API and -D switches it builds, which flag profiles to measure,
- * where its KAT vectors or manifest are, and which function groups the hash
- * profile should report.  Paths inside are relative to the descriptor.
+ * where its KAT vectors or manifest are, which implementation version it
+ * is ("reference", "optimized": one instance name may appear once per
+ * version), and which function groups the hash profile should report.
+ * Paths inside are relative to the descriptor.
  *
  * Parsing is strict: a descriptor written by hand gets "FILE: instances[2]:
  * 'tree' is missing" rather than a half-run campaign.
@@ -21,6 +23,7 @@
 
 struct desc_instance {
 	char name[128];
+	char implementation[64];  /* implementation version ("reference", "optimized", ...), or "" */
 	char tree[4096];          /* absolute path of the submission tree */
 	char api[8];              /* "ngcc", "nist" or "auto" */
 	char *defines[DESC_MAX_DEFINES];

@@ -5,27 +5,61 @@
 #include "campaign/campaign.h"
 #include "core/options.h"
 #include "core/paths.h"
+#include "core/fixed_str.h"
 #include "cmd/cmd_outdir.h"
+#include "cmd/cmd_scan.h"
+#include "instance/package_scan.h"
 #include "supervise/child.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
 	"pqprof run TARGET... [--profiles LIST] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
 	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--quick] [--fresh]\n"
 	"                     [--shard K/N] [--no-report] [--events LIST] [--leak-budget S] [--source-root DIR]\n"
-	"                     [--trust-flags]\n"
-	"TARGET is a scheme descriptor (a path, or the NAME of one `pqprof schemes` lists), a submission tree,\n"
-	"or a built instance library.";
+	"                     [--trust-flags] [--dry-run]\n"
+	"TARGET is a scheme descriptor (a path, or the NAME of one `pqprof schemes` lists), a submission\n"
+	"package (Reference_Implementation/, Optimized_Implementation/, KAT/: see `pqprof scan`), a submission\n"
+	"tree, or a built instance library.";
+
+/* --dry-run: the package's scan (for a package), then the units a run would measure. */
+static int dry_run(const char *target, const struct campaign_opts *o, pq_error *err)
+{
+	struct stat sb;
+	if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode) && package_is_package(target)) {
+		char p[4096];
+		if (path_fmt(p, sizeof p, err, "%s/scheme.json", target) < 0)
+			return -PQ_EINPUT;
+		if (stat(p, &sb) != 0) {
+			const char *env_root = getenv("PQPROF_SOURCE_ROOT");
+			struct pkg_scan *ps = calloc(1, sizeof *ps);
+			if (!ps)
+				return pq_fail(err, PQ_ENOMEM, "out of memory");
+			int r = package_scan(target, o->source_root ? o->source_root : env_root && *env_root ? env_root : NULL,
+			                     ps, err);
+			if (r == 0) {
+				scan_print_plan(stdout, ps);
+				putchar('\n');
+			}
+			free(ps);
+			if (r < 0)
+				return r;
+		}
+	}
+	struct campaign_opts quiet = *o;
+	quiet.progress = NULL;  /* the scan was printed in full above */
+	return campaign_plan(target, &quiet, stdout, err);
+}
 
 int cmd_run(int argc, char **argv)
 {
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
 	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0;
-	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0;
+	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0;
 	const char *source_root = NULL;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "profiles", &profiles, "LIST", "flag profiles, e.g. reference,performance,resource" },
@@ -46,6 +80,7 @@ int cmd_run(int argc, char **argv)
 		{ OPT_STRING, 0, "source-root", &source_root, "DIR", "trees and their links may lie anywhere in DIR (default: the descriptor's directory)" },
 		{ OPT_FLAG, 0, "trust-flags", &trust_flags, NULL, "allow descriptor cflags that run programs or load code" },
 		{ OPT_DOUBLE, 0, "leak-budget", &leak_budget, "S", "leak step: seconds per operation (default 4; 2 with --quick)" },
+		{ OPT_FLAG, 0, "dry-run", &dry, NULL, "print what would be built and measured (for a package: its scan), do nothing" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[64];
@@ -78,6 +113,15 @@ int cmd_run(int argc, char **argv)
 		char target[4096];
 		char dflt[4096];
 		int r = paths_find_scheme(pos[i], target, sizeof target, &terr);
+		if (dry) {
+			if (r == 0)
+				r = dry_run(target, &o, &terr);
+			if (r < 0) {
+				fprintf(stderr, "pqprof run: %s\n", terr.msg);
+				status = pq_exit_code(terr.code);
+			}
+			continue;
+		}
 		if (r == 0 && !out && campaign_default_dir(target, &o, dflt, sizeof dflt, &terr) == 0)
 			r = cmd_out_dir("run", dflt, "the campaign", "--out", &terr);
 		if (r < 0 || campaign_run(target, &o, &terr) < 0) {

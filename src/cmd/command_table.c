@@ -11,6 +11,7 @@
 const struct command pq_commands[] = {
 	{ "run", cmd_run, "the whole job: build, KAT, bench, memory, sizes, profile, report", CMD_RUNS_CHILDREN },
 	{ "schemes", cmd_schemes, "list the schemes run can find by name, and where pqprof's files are", 0 },
+	{ "scan", cmd_scan, "list the instances, KAT files and implementation versions of a submission package", 0 },
 	{ "build", cmd_build, "compile a submission tree into an instance library", 0 },
 	{ "info", cmd_info, "print an instance library's descriptor", CMD_RUNS_CHILDREN },
 	{ "kat", cmd_kat, "gate an instance on its known-answer tests", CMD_RUNS_CHILDREN },

@@ -66,5 +66,6 @@ int cmd_manifest(int argc, char **argv);
 int cmd_schemes(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
 int cmd_leak(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
 
 #endif

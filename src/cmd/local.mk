@@ -14,3 +14,5 @@ libpqprof_cmd_a_SOURCES += src/cmd/cmd_profile.c src/cmd/cmd_report.c src/cmd/cm
 # schemes and slurm: what run finds by name, where pqprof's files are, and
 # campaigns as Slurm job arrays; cmd_outdir: announced output directories.
 libpqprof_cmd_a_SOURCES += src/cmd/cmd_leak.c src/cmd/cmd_schemes.c src/cmd/cmd_slurm.c src/cmd/cmd_outdir.c src/cmd/cmd_outdir.h
+# scan: the instances of a whole submission package, shared with run --dry-run.
+libpqprof_cmd_a_SOURCES += src/cmd/cmd_scan.c src/cmd/cmd_scan.h

@@ -7,6 +7,8 @@ libpqprof_a_SOURCES += \
 	src/instance/flag_check.c src/instance/flag_check.h \
 	src/instance/runpath.c src/instance/runpath.h \
 	src/instance/loader.c src/instance/loader.h
+# package_scan: the instances, implementation versions and KAT files of a whole package.
+libpqprof_a_SOURCES += src/instance/package_scan.c src/instance/package_scan.h
 nodist_libpqprof_a_SOURCES = src/instance/abi_text.c
 BUILT_SOURCES += src/instance/abi_text.c
 CLEANFILES += src/instance/abi_text.c

@@ -41,14 +41,15 @@ static int name_count(const struct record_set *rs, const char *name)
 	return n;
 }
 
-/* Pairs by (name, profile); a name unique on both sides pairs across profiles. */
+/* Pairs by (name, profile, implementation); a name unique on both sides pairs across them. */
 static size_t make_pairs(const struct record_set *a, const struct record_set *b, struct pair *out)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < a->ninst; i++) {
 		const struct rs_instance *ia = &a->inst[i], *match = NULL;
 		for (size_t k = 0; k < b->ninst && !match; k++)
-			if (strcmp(b->inst[k].name, ia->name) == 0 && strcmp(b->inst[k].profile, ia->profile) == 0)
+			if (strcmp(b->inst[k].name, ia->name) == 0 && strcmp(b->inst[k].profile, ia->profile) == 0 &&
+			    strcmp(b->inst[k].implementation, ia->implementation) == 0)
 				match = &b->inst[k];
 		if (!match && name_count(a, ia->name) == 1 && name_count(b, ia->name) == 1)
 			for (size_t k = 0; k < b->ninst && !match; k++)

@@ -101,13 +101,13 @@ static int build_evidence(struct record_set *rs, pq_error *err)
 		r = add_evidence(rs, "", "campaign", "campaign.json", err);
 	for (size_t i = 0; i < rs->ninst && r == 0; i++) {
 		struct rs_instance *in = &rs->inst[i];
-		r = add_evidence(rs, in->name, "build record", in->build_file, err);
+		r = add_evidence(rs, in->shown, "build record", in->build_file, err);
 		if (r == 0)
-			r = add_evidence(rs, in->name, "KAT record", in->kat_file, err);
+			r = add_evidence(rs, in->shown, "KAT record", in->kat_file, err);
 		if (r == 0)
-			r = add_evidence(rs, in->name, "KAT log", in->kat_log_file, err);
+			r = add_evidence(rs, in->shown, "KAT log", in->kat_log_file, err);
 		if (r == 0)
-			r = add_evidence(rs, in->name, "sizes", in->sizes_file, err);
+			r = add_evidence(rs, in->shown, "sizes", in->sizes_file, err);
 		for (int k = 0; k < in->nops && r == 0; k++) {
 			struct rs_op *o = &in->ops[k];
 			char item[128];
@@ -117,7 +117,7 @@ static int build_evidence(struct record_set *rs, pq_error *err)
 			                        o->flame_file, o->folded_file };
 			for (int w = 0; w < 6 && r == 0; w++) {
 				snprintf(item, sizeof item, "%s %s", what[w], o->op);
-				r = add_evidence(rs, in->name, item, files[w], err);
+				r = add_evidence(rs, in->shown, item, files[w], err);
 			}
 		}
 	}
@@ -277,6 +277,7 @@ static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t i
 	snprintf(in->label, sizeof in->label, "%s", label);
 	snprintf(in->name, sizeof in->name, "%s", jp_str(entry, "instance", label));
 	snprintf(in->profile, sizeof in->profile, "%s", jp_str(entry, "profile", ""));
+	snprintf(in->implementation, sizeof in->implementation, "%s", jp_str(entry, "implementation", ""));
 	rs->ninst++;  /* from here on record_set_free releases what is attached */
 	json_t *steps = jp(entry, "steps");
 	if (json_is_object(steps))
@@ -520,6 +521,21 @@ static int load_plain(struct record_set *rs, pq_error *err)
 	return 0;
 }
 
+/* Rows name the implementation version only where the set holds more than one. */
+static void name_rows(struct record_set *rs)
+{
+	int several = 0;
+	for (size_t i = 1; i < rs->ninst; i++)
+		several |= strcmp(rs->inst[i].implementation, rs->inst[0].implementation) != 0;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		struct rs_instance *in = &rs->inst[i];
+		if (several && in->implementation[0])
+			snprintf(in->shown, sizeof in->shown, "%s (%s)", in->name, in->implementation);
+		else
+			snprintf(in->shown, sizeof in->shown, "%s", in->name);
+	}
+}
+
 int record_set_load(const char *dir, struct record_set **out, pq_error *err)
 {
 	*out = NULL;
@@ -543,6 +559,7 @@ int record_set_load(const char *dir, struct record_set **out, pq_error *err)
 	}
 	if (r == 0) {
 		pick_environment(rs);
+		name_rows(rs);
 		r = build_evidence(rs, err);
 	}
 	if (r < 0) {

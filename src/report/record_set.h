@@ -47,6 +47,8 @@ struct rs_op {
 struct rs_instance {
 	char name[RS_NAME];
 	char profile[RS_NAME];      /* flag profile, "" if unknown */
+	char implementation[64];    /* implementation version ("reference", "optimized", ...), "" if none */
+	char shown[RS_NAME + 80];   /* name in report rows: "<name> (<implementation>)" when the set holds several */
 	char label[RS_NAME];        /* file-name stem: "<name>__<profile>" in campaigns */
 	json_t *descriptor;         /* instance descriptor from any record, or NULL */
 	json_t *steps;              /* campaign step states, or NULL */

@@ -75,6 +75,12 @@ static void fmt_bytes(char *buf, size_t len, double v)
 		fmt_kib(buf, len, v);
 }
 
+/* The instance as rows name it: with its implementation version where the set holds several. */
+static const char *row_name(const struct rs_instance *in)
+{
+	return in->shown[0] ? in->shown : in->name;
+}
+
 static const char *kind_of(const struct rs_instance *in)
 {
 	return jp_str(in->descriptor, "kind", jp_str(in->build, "instance.kind", NULL));
@@ -181,12 +187,13 @@ static void section_title(const struct record_set *rs, rdoc *d)
 static void section_basic(const struct record_set *rs, rdoc *d)
 {
 	rdoc_heading(d, 2, "basic", "1. Basic information");
-	const char *profiles[64], *names[256], *backends[16];
-	int np = 0, nn = 0, nb = 0;
+	const char *profiles[64], *names[256], *backends[16], *impls[64];
+	int np = 0, nn = 0, nb = 0, ni = 0;
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
 		add_unique(profiles, &np, 64, in->profile[0] ? in->profile : jp_str(in->descriptor, "profile", NULL));
 		add_unique(names, &nn, 256, in->name);
+		add_unique(impls, &ni, 64, in->implementation);
 		for (int k = 0; k < in->nops; k++)
 			add_unique(backends, &nb, 16, jp_str(in->ops[k].bench, "backend.description",
 			                                     jp_str(in->ops[k].bench, "backend.name", NULL)));
@@ -196,7 +203,15 @@ static void section_basic(const struct record_set *rs, rdoc *d)
 	rdoc_item(d, "Category: public-key algorithm; function: %s", category_of(rs));
 	rdoc_item(d, "Algorithm: %s", title ? title : (nn ? names[0] : "unknown"));
 	join(buf, sizeof buf, profiles, np, ", ");
-	rdoc_item(d, "Implementation versions measured: %s", np ? buf : "unknown");
+	if (ni) {
+		/* Reference, optimized, ... as the package named them; the flag profiles after. */
+		char ib[2048];
+		join(ib, sizeof ib, impls, ni, ", ");
+		rdoc_item(d, "Implementation versions measured: %s (flag profile%s %s)", ib, np == 1 ? "" : "s",
+		          np ? buf : "unknown");
+	} else {
+		rdoc_item(d, "Implementation versions measured: %s", np ? buf : "unknown");
+	}
 	join(buf, sizeof buf, names, nn, ", ");
 	rdoc_item(d, "Parameter sets: %s", nn ? buf : "none");
 	join(buf, sizeof buf, backends, nb, "; ");
@@ -323,10 +338,13 @@ static void section_kat(const struct record_set *rs, rdoc *d)
 		} else {
 			kat_explanation(in, expl, sizeof expl);
 			int num = footnote(&fn, expl);
+			const char *b = rs_step(in, "build");
+			int build_failed = (b && strcmp(b, "failed") == 0) || rec_failed(in->build);
 			snprintf(verdict, sizeof verdict, "%s [%d]",
-			         in->kat ? jp_str(in->kat, "outcome.verdict", "unknown") : "not run", num);
+			         in->kat ? jp_str(in->kat, "outcome.verdict", "unknown") : build_failed ? "BUILD" : "not run",
+			         num);
 		}
-		const char *cells[] = { in->name, flags, verdict };
+		const char *cells[] = { row_name(in), flags, verdict };
 		rd_row(d, t, cells, 1u);
 	}
 	for (int i = 0; i < fn.n; i++) {
@@ -379,7 +397,7 @@ static void perf_row(const struct rs_instance *in, const struct rs_op *o, int mi
 		snprintf(n, sizeof n, "%.0f (%.0f × %.0f)", jp_num(b, "summary.n", NAN), jp_num(b, "summary.trials", NAN),
 		         jp_num(b, "summary.iters", NAN));
 	}
-	const char *cells[] = { in->name, o ? o->op : "–", mean, tm, ops, med, n };
+	const char *cells[] = { row_name(in), o ? o->op : "–", mean, tm, ops, med, n };
 	rd_row(d, t, cells, 1u);
 	if (!rs_validated(in))
 		rd_suffix(d, t, 0, " (output not validated)");
@@ -493,13 +511,13 @@ static void section_memory(const struct record_set *rs, rdoc *d)
 				if (isfinite(pk) && pk > 0) {
 					if (!chart)
 						chart = rdoc_chart(d, "peak RSS per instance and operation", "peak RSS (KiB)", 1);
-					char label[2 * RS_NAME + 32];
-					snprintf(label, sizeof label, "%s%s%s %s", in->name, in->profile[0] ? " / " : "",
+					char label[3 * RS_NAME + 32];
+					snprintf(label, sizeof label, "%s%s%s %s", row_name(in), in->profile[0] ? " / " : "",
 					         in->profile, o->op);
 					rd_bar(d, chart, label, pk);
 				}
 			}
-			const char *cells[] = { in->name, o ? o->op : "–", img, base, peak, st, heap, al };
+			const char *cells[] = { row_name(in), o ? o->op : "–", img, base, peak, st, heap, al };
 			rd_row(d, t, cells, 1u);
 		}
 	}
@@ -537,7 +555,7 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
 		char val[6][32];
-		const char *cells[6] = { in->name };
+		const char *cells[6] = { row_name(in) };
 		for (int c = 1; c < nc; c++) {
 			char path[32];
 			snprintf(path, sizeof path, "%s.declared", keys[c]);
@@ -560,7 +578,7 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 		if (rec_failed(in->sizes)) {
 			char why[1024];
 			failure_text(in->sizes, why, sizeof why);
-			rdoc_item(d, "%s: size sampling failed: %s", in->name, why);
+			rdoc_item(d, "%s: size sampling failed: %s", row_name(in), why);
 			audits++;
 			continue;
 		}
@@ -570,7 +588,7 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 			json_t *line;
 			json_array_foreach(audit, k, line)
 				if (json_is_string(line)) {
-					rdoc_item(d, "size audit, %s: %s", in->name, json_string_value(line));
+					rdoc_item(d, "size audit, %s: %s", row_name(in), json_string_value(line));
 					audits++;
 				}
 		} else {
@@ -578,7 +596,7 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 			char lines[8][256];
 			int n = sizes_audit((json_t *)in->sizes, lines, 8);
 			for (int k = 0; k < n; k++)
-				rdoc_item(d, "size audit, %s: %s", in->name, lines[k]);
+				rdoc_item(d, "size audit, %s: %s", row_name(in), lines[k]);
 			audits += n;
 		}
 	}
@@ -882,7 +900,7 @@ static void own_families(const struct record_set *rs, rdoc *d)
 				if (!p)
 					continue;
 				char cellbuf[MAX_FAMILIES][96];
-				const char *cells[MAX_FAMILIES + 2] = { in->name, in->ops[k].op };
+				const char *cells[MAX_FAMILIES + 2] = { row_name(in), in->ops[k].op };
 				for (int c = 0; c < nc; c++)
 					cells[2 + c] = share_cell(named(p, "families", fam[cols[c]]), cellbuf[c],
 					                          sizeof cellbuf[c]);
@@ -924,7 +942,7 @@ static void section_symmetric(const struct record_set *rs, rdoc *d)
 		for (int k = 0; k < in->nops; k++) {
 			const json_t *p = in->ops[k].profile;
 			char cellbuf[MAX_GROUPS][96], calls[2048];
-			const char *cells[MAX_GROUPS + 3] = { in->name, in->ops[k].op };
+			const char *cells[MAX_GROUPS + 3] = { row_name(in), in->ops[k].op };
 			for (int g = 0; g < ng; g++)
 				cells[2 + g] = share_cell(named(p, "groups", groups[g]), cellbuf[g], sizeof cellbuf[g]);
 			if (p)
@@ -978,7 +996,7 @@ static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d
 {
 	const json_t *p = o->profile;
 	const char *unit = jp_str(p, "unit", "units");
-	rdoc_heading(d, 3, NULL, "%s%s%s — %s", in->name, in->profile[0] ? " / " : "", in->profile, o->op);
+	rdoc_heading(d, 3, NULL, "%s%s%s — %s", row_name(in), in->profile[0] ? " / " : "", in->profile, o->op);
 	char upo[32];
 	fmt_count(upo, sizeof upo, jp_num(p, "units_per_op", NAN));
 	rdoc_para(d, "%.0f samples of %s (%s call graphs) over %.0f calls; %.0f lost, %.0f truncated stacks; "

@@ -67,11 +67,14 @@ json_t *report_json(const struct record_set *rs)
 			                      "flamegraph", path_or_null(o->flame_file),
 			                      "folded", path_or_null(o->folded_file)));
 		}
-		json_array_append_new(insts, json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
-		                      "instance", in->name, "profile", in->profile, "label", in->label,
-		                      "validated", rs_validated(in), "descriptor", or_null(in->descriptor),
-		                      "steps", or_null(in->steps), "build", or_null(in->build), "kat", or_null(in->kat),
-		                      "sizes", or_null(in->sizes), "ops", ops));
+		json_t *ij = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
+		                       "instance", in->name, "profile", in->profile, "label", in->label,
+		                       "validated", rs_validated(in), "descriptor", or_null(in->descriptor),
+		                       "steps", or_null(in->steps), "build", or_null(in->build), "kat", or_null(in->kat),
+		                       "sizes", or_null(in->sizes), "ops", ops);
+		if (in->implementation[0])
+			json_object_set_new(ij, "implementation", json_string(in->implementation));
+		json_array_append_new(insts, ij);
 	}
 	json_object_set_new(doc, "instances", insts);
 	for (size_t i = 0; i < rs->nev; i++)
