@@ -201,6 +201,61 @@ START_TEST(package_rules)
 }
 END_TEST
 
+START_TEST(profile_table)
+{
+	struct scheme_desc d;
+	pq_error err = { 0 };
+	const char *t = "{\"name\":\"toy\",\"profiles\":{\"O3native\":{\"cflags\":\"-O3 -march=native\"},"
+	                "\"clang-O2\":{\"cflags\":\"-O2\",\"cc\":\"clang\"},\"reference\":{\"cc\":\"gcc-12\"},"
+	                "\"plain\":{\"cflags\":\"\"}},"
+	                "\"instances\":[{\"name\":\"Toy-96\",\"tree\":\"nist-toy\"}]}";
+	ck_assert_msg(parse(t, &d, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(d.nprofiles, 4);
+	/* the order written is the order run: the first is the baseline */
+	ck_assert_str_eq(d.profiles[0], "O3native");
+	ck_assert_str_eq(d.profile_defs[0].cflags, "-O3 -march=native");
+	ck_assert(d.profile_defs[0].has_cflags);
+	ck_assert_str_eq(d.profile_defs[1].cc, "clang");
+	ck_assert_str_eq(d.profiles[2], "reference");
+	ck_assert(!d.profile_defs[2].has_cflags);
+	ck_assert_str_eq(d.profile_defs[2].cc, "gcc-12");
+	ck_assert(d.profile_defs[3].has_cflags);
+	ck_assert_str_eq(d.profile_defs[3].cflags, "");
+	scheme_desc_free(&d);
+	/* the list form still names built-in profiles */
+	ck_assert_int_eq(parse("{\"name\":\"a\",\"profiles\":[\"resource\"],\"instances\":[{\"name\":\"i\",\"tree\":"
+	                       "\"nist-toy\"}]}", &d, &err), 0);
+	ck_assert_str_eq(d.profile_defs[0].name, "resource");
+	scheme_desc_free(&d);
+}
+END_TEST
+
+START_TEST(bad_profile_tables)
+{
+#define INST ",\"instances\":[{\"name\":\"i\",\"tree\":\"nist-toy\"}]}"
+	expect_error("{\"name\":\"a\",\"profiles\":{\"fast\":{}}" INST, "profiles.fast: 'cflags' is missing");
+	expect_error("{\"name\":\"a\",\"profiles\":{\"reference\":{\"cflags\":\"-O1\"}}" INST,
+	             "'reference' is a built-in profile");
+	expect_error("{\"name\":\"a\",\"profiles\":{\"o3\":{\"cflags\":\"-O3\",\"cc\":\"/tmp/evil\"}}" INST,
+	             "must be a program name");
+	expect_error("{\"name\":\"a\",\"profiles\":{\"o3\":{\"cflags\":\"-O3\",\"flags\":\"x\"}}" INST,
+	             "unknown key 'flags'");
+	expect_error("{\"name\":\"a\",\"profiles\":{\"a b\":{\"cflags\":\"-O3\"}}" INST, "name 'a b' may only hold");
+	expect_error("{\"name\":\"a\",\"profiles\":{\"o3\":\"-O3\"}" INST, "profiles.o3 must be an object");
+	expect_error("{\"name\":\"a\",\"profiles\":{}" INST, "'profiles' must not be empty");
+	expect_error("{\"name\":\"a\",\"profiles\":[\"fast\"]" INST, "built-in: harness-default, reference");
+#undef INST
+	char why[96];
+	ck_assert(profile_name_ok("O3-native_2.x+", why, sizeof why));
+	ck_assert(!profile_name_ok("-O3", why, sizeof why));
+	ck_assert(!profile_name_ok("", why, sizeof why));
+	ck_assert(!profile_name_ok("a/b", why, sizeof why));
+	ck_assert(compiler_name_ok("clang-16"));
+	ck_assert(!compiler_name_ok("/usr/bin/gcc"));
+	ck_assert(!compiler_name_ok("gcc;rm"));
+}
+END_TEST
+
 START_TEST(shipped_descriptor)
 {
 	char p[4096];
@@ -256,6 +311,8 @@ int main(void)
 	Suite *s = suite_create("campaign");
 	TCase *tc = tcase_create("descriptor");
 	tcase_add_test(tc, good_descriptor);
+	tcase_add_test(tc, profile_table);
+	tcase_add_test(tc, bad_profile_tables);
 	tcase_add_test(tc, bad_descriptors);
 	tcase_add_test(tc, shipped_descriptor);
 	tcase_add_test(tc, labels);

@@ -9,6 +9,7 @@
 #include "measure/counter.h"
 #include "measure/env.h"
 #include "measure/stats.h"
+#include "measure/contention.h"
 
 #include <check.h>
 #include <errno.h>
@@ -681,6 +682,52 @@ START_TEST(test_env_table)
 	json_decref(o);
 	ck_assert_int_eq(env_from_json(NULL, &back, NULL), -PQ_EINPUT);
 }
+
+/* The contention rule: each threshold alone flags a trial; a quiet trial is not flagged. */
+START_TEST(test_contention_rule)
+{
+	char why[256];
+	json_t *quiet = json_pack("{s:f, s:f, s:f, s:i, s:f}", "wall_s", 1.0, "cpu_s", 0.99, "cpu_wall", 0.99,
+	                          "involuntary_switches", 3, "steal_s", 0.0);
+	ck_assert_int_eq(contention_judge(quiet, why, sizeof why), 0);
+	ck_assert_str_eq(why, "");
+	json_t *slow = json_pack("{s:f, s:f, s:i, s:f}", "wall_s", 1.0, "cpu_wall", 0.72, "involuntary_switches", 0,
+	                         "steal_s", 0.0);
+	ck_assert_int_eq(contention_judge(slow, why, sizeof why), 1);
+	ck_assert_msg(strstr(why, "cpu/wall 0.72") != NULL, "%s", why);
+	json_t *pre = json_pack("{s:f, s:f, s:i, s:f}", "wall_s", 0.5, "cpu_wall", 0.95, "involuntary_switches", 40,
+	                        "steal_s", 0.0);
+	ck_assert_int_eq(contention_judge(pre, why, sizeof why), 1);
+	ck_assert_msg(strstr(why, "80 involuntary switches/s") != NULL, "%s", why);
+	/* one stray switch in a short trial is not contention */
+	json_t *one = json_pack("{s:f, s:o, s:i, s:o}", "wall_s", 0.01, "cpu_wall", json_null(), "involuntary_switches", 1,
+	                        "steal_s", json_null());
+	ck_assert_int_eq(contention_judge(one, why, sizeof why), 0);
+	json_t *st = json_pack("{s:f, s:f, s:i, s:f}", "wall_s", 1.0, "cpu_wall", 0.99, "involuntary_switches", 0,
+	                       "steal_s", 0.02);
+	ck_assert_int_eq(contention_judge(st, why, sizeof why), 1);
+	ck_assert_msg(strstr(why, "steal") != NULL, "%s", why);
+	json_decref(quiet);
+	json_decref(slow);
+	json_decref(pre);
+	json_decref(one);
+	json_decref(st);
+	/* evidence from two real snapshots has every field */
+	struct contention_snap a, b;
+	contention_snap_take(&a);
+	volatile double x = 0;
+	for (int i = 0; i < 1000000; i++)
+		x += i;
+	contention_snap_take(&b);
+	json_t *ev = contention_evidence(&a, &b);
+	ck_assert(json_number_value(json_object_get(ev, "wall_s")) > 0);
+	ck_assert(json_is_integer(json_object_get(ev, "involuntary_switches")));
+	ck_assert(json_is_integer(json_object_get(ev, "cpu_start")));
+	ck_assert(json_object_get(ev, "loadavg_1m") != NULL);
+	json_decref(ev);
+}
+END_TEST
+
 END_TEST
 
 static Suite *measure_suite(void)
@@ -688,6 +735,7 @@ static Suite *measure_suite(void)
 	Suite *s = suite_create("measure");
 	TCase *st = tcase_create("stats");
 	tcase_add_test(st, test_mean_min_max);
+	tcase_add_test(st, test_contention_rule);
 	tcase_add_test(st, test_median_odd_even);
 	tcase_add_test(st, test_quantile_type7);
 	tcase_add_test(st, test_stddev_cv);

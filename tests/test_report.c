@@ -391,28 +391,33 @@ START_TEST(test_markdown_structure)
 		"[2] Build failed: toy.c:3: error: expected semicolon",
 		"These instances are timed anyway; their output is not validated.",
 		"## 4. Performance",
-		"| instance | operation | mean cycles | mean time | ops/s | median trial | n (trials × iters) |",
-		"| `Alpha-1` | keygen | ", " | 100 (5 × 20) |",
-		"| `Beta-2` (output not validated) | keygen |",
-		"| `Beta-2` (output not validated) | sign | – | – | – | – | failed: CRASH during trial: killed by SIGSEGV in sign |",
-		"| `Gamma-3` (output not validated) | keygen |", "not measured: build failed",
+		"| instance | profile | operation | median cycles | median time | min cycles | ops/s | mean cycles | "
+		"contended trials | n (trials × iters) |",
+		"| `Alpha-1` | harness-default | keygen | ", " | 100 (5 × 20) |",
+		"| `Beta-2` (output not validated) | harness-default | keygen |",
+		"| `Beta-2` (output not validated) | harness-default | sign | – | – | – | – | – | – | failed: CRASH during "
+		"trial: killed by SIGSEGV in sign |",
+		"| `Gamma-3` (output not validated) | harness-default | keygen |", "not measured: build failed",
 		"## 5. Resource consumption", "Static memory is approximated by the library's loadable ELF segments",
-		"| instance | operation | static: ELF image (bytes) | baseline RSS | peak RSS | stack | heap peak | allocations |",
-		"| `Alpha-1` | sign | 43449 | 2048 KiB | 5740 KiB | 3432 B | 104 B | 1 |",
-		"## 6. Transmission and storage overhead", "| instance | public key | secret key | signature |",
-		"| `Alpha-1` | 32 | 64 | 96 |", "size audit, Alpha-1: signature: produced 90..96 bytes",
+		"| instance | profile | operation | static: ELF image (bytes) | baseline RSS | peak RSS | stack | heap peak | "
+		"allocations |",
+		"| `Alpha-1` | harness-default | sign | 43449 | 2048 KiB | 5740 KiB | 3432 B | 104 B | 1 |",
+		"## 6. Transmission and storage overhead", "| instance | profile | public key | secret key | signature |",
+		"| `Alpha-1` | harness-default | 32 | 64 | 96 |", "size audit, Alpha-1: signature: produced 90..96 bytes",
 		"## 7. Symmetric primitives",
 		"Survey verdict, per instance:",
 		"- Alpha-1: ICCS-only — hashing through pseudohash, pseudoXOF; own Keccak/SHAKE present but unused",
 		"- Beta-2: bypass — own Keccak/SHAKE (fips202.c); no ICCS placeholder function in the library",
-		"| instance | operation | pseudohash/XOF/sm3 (95% interval) | DRNG (95% interval) | calls per operation |",
-		"| `Alpha-1` | sign | 4.1% (3.8–4.4%) | 0.0% (0.0–0.1%) | pseudoXOF 36,900, pseudohash 102 |",
-		"| `Beta-2` | keygen | n/a (no such function) | 0.0% (0.0–0.1%) | unavailable: uprobes not permitted |",
-		"| instance | operation | Keccak/SHAKE |",
-		"| `Alpha-1` | sign | 0.0% (0.0–0.1%) |", "| `Beta-2` | keygen | 98% (97–99%) |",
+		"| instance | profile | operation | pseudohash/XOF/sm3 (95% interval) | DRNG (95% interval) | calls per "
+		"operation |",
+		"| `Alpha-1` | harness-default | sign | 4.1% (3.8–4.4%) | 0.0% (0.0–0.1%) | pseudoXOF 36,900, pseudohash 102 |",
+		"| `Beta-2` | harness-default | keygen | n/a (no such function) | 0.0% (0.0–0.1%) | unavailable: uprobes not permitted |",
+		"| instance | profile | operation | Keccak/SHAKE |",
+		"| `Alpha-1` | harness-default | sign | 0.0% (0.0–0.1%) |", "| `Beta-2` | harness-default | keygen | 98% (97–99%) |",
 		"SHA-2: n/a (no such function) in any instance.",
-		"## 8. Raw evidence index", "| instance | item | file | sha256 |",
-		"| – | campaign | `campaign.json` |", "| `Beta-2` | KAT log | `kat/Beta-2__harness-default.log` |",
+		"## 8. Raw evidence index", "| instance | profile | item | file | sha256 |",
+		"| – | – | campaign | `campaign.json` |",
+		"| `Beta-2` | harness-default | KAT log | `kat/Beta-2__harness-default.log` |",
 		"## 9. Hotspots", "### Alpha-1 / harness-default — sign",
 		"| function | module | self (95% interval) | inclusive (95% interval) | est. cycles per op |",
 		"| `poly_mul` | lib.so | 61% (60–62%) | 70% (69–71%) | 1.10 G |",
@@ -490,7 +495,7 @@ START_TEST(test_html_page)
 	ck_assert_msg(html_balanced(html, why, sizeof why), "unbalanced HTML: %s", why);
 	ck_assert(strncmp(html, "<!DOCTYPE html>", 15) == 0);
 	ck_assert(strstr(html, "<svg") != NULL);
-	ck_assert(strstr(html, "mean cycles per call") != NULL);
+	ck_assert(strstr(html, "median cycles per call") != NULL);
 	ck_assert(strstr(html, "peak RSS (KiB)") != NULL);
 	/* the flame graph is embedded, escaped, in a sandboxed iframe */
 	ck_assert(strstr(html, "sandbox=\"allow-scripts\"") != NULL);
@@ -562,9 +567,9 @@ START_TEST(test_plain_dir_tsc_label)
 	ck_assert_msg(report_write_set(rs, NULL, &err) == 0, "%s", err.msg);
 	record_set_free(rs);
 	char *md = slurp(dir, "report.md");
-	ck_assert(strstr(md, "| instance | operation | mean TSC ticks | mean time |") != NULL);
+	ck_assert(strstr(md, "| instance | profile | operation | median TSC ticks | median time | min TSC ticks |") != NULL);
 	ck_assert(strstr(md, "mean cycles") == NULL);
-	ck_assert(strstr(md, "counts TSC ticks, not CPU cycles") != NULL);
+	ck_assert(strstr(md, "columns count TSC ticks, not CPU cycles") != NULL);
 	ck_assert(strstr(md, "| `Toy-96` | harness-default | NOKAT [1] |") != NULL);
 	ck_assert(strstr(md, "[1] NOKAT: no vector file.") != NULL);
 	ck_assert(strstr(md, "- size audit, Toy-96: a line the sizes command wrote") != NULL);

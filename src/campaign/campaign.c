@@ -36,17 +36,35 @@
 #include <unistd.h>
 
 #define MAX_UNITS 512
+/*
+ * Most units whose bench trials interleave at once: every trial's per-call
+ * values stay in memory until the round ends (about 80 bytes a call), so
+ * larger campaigns interleave in rounds of this many units, the flag
+ * profiles of one instance always in the same round.
+ */
+#define MAX_INTERLEAVE 32
 /* Room a campaign directory leaves for "/<sub>/<label>__<op><ext>". */
 #define DIR_SLACK 400
 
 static const char *const step_names[STEP_COUNT_ALL] = { "build", "kat", "bench", "mem", "sizes", "profile",
 	                                                               "leak" };
 
+/* A flag profile as a campaign runs it. */
+struct prof {
+	char name[64];
+	char cflags[512];           /* custom profiles: their flags */
+	int custom;                 /* 0: a built-in profile (builder.h) */
+	char cc[256];               /* compiler, "" for the default */
+	char origin[4400];          /* where it was defined, for build notes and errors */
+	char aa_of[64];             /* the A/A copy of this profile, or "" */
+};
+
 struct unit {
 	char label[300];
 	char instance[128];
 	char implementation[64];    /* implementation version, "" when the descriptor names none */
 	char profile[64];
+	const struct prof *prof;    /* NULL for a prebuilt library */
 	char tree[PATH_MAX];
 	char api[8];
 	const char *const *defines;
@@ -66,6 +84,8 @@ struct campaign {
 	char scheme[128], title[256], category[128];
 	struct unit *units;
 	int nunits;
+	struct prof profs[CAMPAIGN_MAX_PROFILES];   /* the profiles run, in order; the first is the baseline */
+	int nprofs;
 	int want[STEP_COUNT_ALL];
 	json_t *state;
 	int done, total;
@@ -156,25 +176,163 @@ int campaign_default_dir(const char *target, const struct campaign_opts *o, char
 	return 0;
 }
 
-/* Profiles for a unit: --profiles, else the descriptor's, else harness-default. */
-static int profile_list(const struct campaign *c, char names[][64], int max, pq_error *err)
+/* Every profile name a campaign knows, for "unknown profile" messages. */
+static void known_names(const struct prof *defs, int n, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "%s%s", used ? ", " : "", defs[i].name);
+	}
+}
+
+static struct prof *find_prof(struct prof *defs, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(defs[i].name, name) == 0)
+			return &defs[i];
+	return NULL;
+}
+
+#define MAX_DEFS (8 + DESC_MAX_PROFILES + 32)
+
+/*
+ * The definitions a campaign can choose from: the built-in profiles, the
+ * descriptor's "profiles" table, then --profile NAME=FLAGS (which may
+ * redefine a descriptor's profile, not a built-in one), with --cc applied.
+ */
+static int profile_defs(const struct campaign *c, struct prof *defs, int *ndefs, pq_error *err)
 {
 	int n = 0;
-	if (c->o->profiles) {
-		char buf[512];
-		snprintf(buf, sizeof buf, "%s", c->o->profiles);
-		for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
-			if (!flag_profile_find(tok))
-				return pq_fail(err, PQ_EUSAGE, "--profiles: unknown flag profile '%s'", tok);
-			snprintf(names[n++], 64, "%s", tok);
-		}
-	} else if (c->have_desc && c->desc.nprofiles) {
-		for (int i = 0; i < c->desc.nprofiles && n < max; i++)
-			snprintf(names[n++], 64, "%s", c->desc.profiles[i]);
+	for (const struct flag_profile *p = flag_profiles(); p->name && n < MAX_DEFS; p++) {
+		memset(&defs[n], 0, sizeof defs[n]);
+		str_copy(defs[n].name, sizeof defs[n].name, p->name);
+		str_copy(defs[n].cflags, sizeof defs[n].cflags, p->cflags);
+		snprintf(defs[n++].origin, sizeof defs[0].origin, "%s", p->origin);
 	}
-	if (n == 0)
-		snprintf(names[n++], 64, "harness-default");
-	return n;
+	for (int i = 0; c->have_desc && i < c->desc.nprofiles; i++) {
+		const struct desc_profile *dp = &c->desc.profile_defs[i];
+		struct prof *d = find_prof(defs, n, dp->name);
+		if (!d) {
+			d = &defs[n++];
+			memset(d, 0, sizeof *d);
+			str_copy(d->name, sizeof d->name, dp->name);
+		}
+		if (dp->has_cflags) {
+			d->custom = 1;
+			str_copy(d->cflags, sizeof d->cflags, dp->cflags);
+			snprintf(d->origin, sizeof d->origin, "%s: profiles.%s", c->desc.path, dp->name);
+		}
+		if (dp->cc[0])
+			str_copy(d->cc, sizeof d->cc, dp->cc);
+	}
+	for (int i = 0; i < c->o->nprofile_defs; i++) {
+		const char *def = c->o->profile_defs[i], *eq = strchr(def, '=');
+		char name[64], why[96];
+		if (!eq || eq == def || (size_t)(eq - def) >= sizeof name)
+			return pq_fail(err, PQ_EUSAGE, "--profile takes NAME=FLAGS (e.g. o3=\"-O3 -march=native\"), not '%s'", def);
+		snprintf(name, sizeof name, "%.*s", (int)(eq - def), def);
+		if (!profile_name_ok(name, why, sizeof why))
+			return pq_fail(err, PQ_EUSAGE, "--profile %s: the name %s", name, why);
+		if (flag_profile_find(name))
+			return pq_fail(err, PQ_EUSAGE, "--profile %s: '%s' is a built-in profile (%s); give yours another name",
+			               name, name, flag_profile_find(name)->cflags);
+		if (strlen(eq + 1) >= sizeof defs[0].cflags)
+			return pq_fail(err, PQ_EUSAGE, "--profile %s: flags longer than %zu characters", name,
+			               sizeof defs[0].cflags - 1);
+		struct prof *d = find_prof(defs, n, name);
+		if (!d) {
+			if (n >= MAX_DEFS)
+				return pq_fail(err, PQ_EUSAGE, "--profile: more than %d profiles", MAX_DEFS - 8);
+			d = &defs[n++];
+			memset(d, 0, sizeof *d);
+			str_copy(d->name, sizeof d->name, name);
+		}
+		d->custom = 1;
+		snprintf(d->cflags, sizeof d->cflags, "%s", eq + 1);
+		snprintf(d->origin, sizeof d->origin, "--profile %s", name);
+	}
+	/* --cc: per profile first, then the default for every profile that names none. */
+	const char *all_cc = NULL;
+	for (int i = 0; i < c->o->ncc_defs; i++) {
+		const char *def = c->o->cc_defs[i], *eq = strchr(def, '=');
+		if (!eq) {
+			all_cc = def;
+			continue;
+		}
+		char name[64], known[1024];
+		snprintf(name, sizeof name, "%.*s", (int)(eq - def), def);
+		struct prof *d = find_prof(defs, n, name);
+		if (!d) {
+			known_names(defs, n, known, sizeof known);
+			return pq_fail(err, PQ_EUSAGE, "--cc %s: unknown flag profile '%s' (valid: %s)", def, name, known);
+		}
+		str_copy(d->cc, sizeof d->cc, eq + 1);
+	}
+	for (int i = 0; all_cc && i < n; i++)
+		if (!defs[i].cc[0])
+			str_copy(defs[i].cc, sizeof defs[i].cc, all_cc);
+	*ndefs = n;
+	return 0;
+}
+
+/*
+ * The profiles the campaign runs, into c->profs: --profiles, else the
+ * --profile definitions in order, else the descriptor's, else
+ * harness-default; --aa appends an independent copy of the first.
+ */
+static int select_profiles(struct campaign *c, pq_error *err)
+{
+	struct prof *defs = calloc(MAX_DEFS, sizeof *defs);
+	if (!defs)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	int ndefs = 0, r = profile_defs(c, defs, &ndefs, err);
+	char names[CAMPAIGN_MAX_PROFILES + 32][64];
+	int nn = 0;
+	if (r == 0 && c->o->profiles) {
+		char buf[1024];
+		snprintf(buf, sizeof buf, "%s", c->o->profiles);
+		for (char *tok = strtok(buf, ","); tok && nn < (int)(sizeof names / sizeof names[0]); tok = strtok(NULL, ","))
+			str_copy(names[nn++], sizeof names[0], tok);
+	} else if (r == 0 && c->o->nprofile_defs) {
+		for (int i = 0; i < c->o->nprofile_defs && nn < (int)(sizeof names / sizeof names[0]); i++)
+			snprintf(names[nn++], sizeof names[0], "%.*s", (int)(strcspn(c->o->profile_defs[i], "=")),
+			         c->o->profile_defs[i]);
+	} else if (r == 0 && c->have_desc && c->desc.nprofiles) {
+		for (int i = 0; i < c->desc.nprofiles; i++)
+			str_copy(names[nn++], sizeof names[0], c->desc.profiles[i]);
+	}
+	if (r == 0 && nn == 0)
+		snprintf(names[nn++], sizeof names[0], "harness-default");
+	c->nprofs = 0;
+	for (int i = 0; r == 0 && i < nn; i++) {
+		struct prof *d = find_prof(defs, ndefs, names[i]);
+		char known[1024];
+		if (!d) {
+			known_names(defs, ndefs, known, sizeof known);
+			r = pq_fail(err, PQ_EUSAGE, "--profiles: unknown flag profile '%s' (valid: %s)", names[i], known);
+		} else if (find_prof(c->profs, c->nprofs, names[i])) {
+			r = pq_fail(err, PQ_EUSAGE, "--profiles: '%s' is listed twice", names[i]);
+		} else if (c->nprofs + (c->o->aa ? 1 : 0) >= CAMPAIGN_MAX_PROFILES) {
+			r = pq_fail(err, PQ_EUSAGE, "more than %d flag profiles in one campaign", CAMPAIGN_MAX_PROFILES - 1);
+		} else {
+			c->profs[c->nprofs++] = *d;
+		}
+	}
+	if (r == 0 && c->o->aa) {
+		struct prof *a = &c->profs[c->nprofs], *base = &c->profs[0];
+		*a = *base;
+		a->custom = 1;
+		snprintf(a->name, sizeof a->name, "%.60s-aa", base->name);
+		snprintf(a->aa_of, sizeof a->aa_of, "%s", base->name);
+		snprintf(a->origin, sizeof a->origin, "A/A copy of profile %s", base->name);
+		if (find_prof(c->profs, c->nprofs, a->name))
+			r = pq_fail(err, PQ_EUSAGE, "--aa: a profile named '%s' is already in the campaign", a->name);
+		else
+			c->nprofs++;
+	}
+	free(defs);
+	return r;
 }
 
 static struct unit *add_unit(struct campaign *c, pq_error *err)
@@ -219,7 +377,6 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	int r = classify_target(target, &k, err);
 	if (r < 0)
 		return r;
-	char profiles[8][64];
 	c->units = calloc(MAX_UNITS, sizeof *c->units);
 	if (!c->units)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
@@ -239,17 +396,29 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 		snprintf(c->title, sizeof c->title, "%s", c->scheme);
 		snprintf(c->category, sizeof c->category, "digital signature");
 	}
-	int np = profile_list(c, profiles, 8, err);
-	if (np < 0)
-		return np;
+	if (k == TARGET_LIB && (c->o->profiles || c->o->nprofile_defs || c->o->aa))
+		return pq_fail(err, PQ_EUSAGE, "%s: a built library is measured as it was built: --profiles, --profile and "
+		               "--aa need a scheme descriptor or a submission tree", target);
+	if ((r = select_profiles(c, err)) < 0)
+		return r;
+	int np = c->nprofs;
 	if (k == TARGET_LIB) {
 		struct unit *u = add_unit(c, err);
 		if (!u)
 			return -PQ_EINPUT;
-		base_no_ext(target, u->instance, sizeof u->instance);
-		snprintf(u->profile, sizeof u->profile, "prebuilt");
 		if (!realpath(target, u->lib))
 			return pq_fail_errno(err, PQ_EINPUT, "%s", target);
+		/* The library's own instance name (a KAT manifest entry is labelled with it). */
+		json_t *d = NULL;
+		pq_error derr = { 0 };
+		const char *own = instance_describe(u->lib, &d, &derr) == 0 ? json_string_value(json_object_get(d, "name"))
+		                                                           : NULL;
+		if (own && *own)
+			str_copy(u->instance, sizeof u->instance, own);
+		else
+			base_no_ext(target, u->instance, sizeof u->instance);
+		json_decref(d);
+		snprintf(u->profile, sizeof u->profile, "prebuilt");
 		u->prebuilt = 1;
 	} else if (k == TARGET_TREE) {
 		for (int p = 0; p < np; p++) {
@@ -257,7 +426,8 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 			if (!u)
 				return -PQ_EINPUT;
 			base_no_ext(target, u->instance, sizeof u->instance);
-			str_copy(u->profile, sizeof u->profile, profiles[p]);
+			str_copy(u->profile, sizeof u->profile, c->profs[p].name);
+			u->prof = &c->profs[p];
 			if (!realpath(target, u->tree))
 				return pq_fail_errno(err, PQ_EINPUT, "%s", target);
 			snprintf(u->api, sizeof u->api, "auto");
@@ -273,7 +443,8 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 					return -PQ_EINPUT;
 				str_copy(u->instance, sizeof u->instance, in->name);
 				str_copy(u->implementation, sizeof u->implementation, in->implementation);
-				str_copy(u->profile, sizeof u->profile, profiles[p]);
+				str_copy(u->profile, sizeof u->profile, c->profs[p].name);
+				u->prof = &c->profs[p];
 				snprintf(u->tree, sizeof u->tree, "%s", in->tree);
 				snprintf(u->api, sizeof u->api, "%s", in->api);
 				u->defines = (const char *const *)in->defines;
@@ -286,6 +457,8 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 	}
 	for (int i = 0; i < c->nunits; i++) {
 		struct unit *u = &c->units[i];
+		if (c->o->manifest)
+			snprintf(u->manifest, sizeof u->manifest, "%s", c->o->manifest);
 		char full[sizeof u->instance + sizeof u->implementation + sizeof u->profile + 4];
 		snprintf(full, sizeof full, "%s__%s%s%s", u->instance, u->implementation,
 		         u->implementation[0] ? "__" : "", u->profile);
@@ -380,6 +553,17 @@ static int put_record(struct campaign *c, const char *path, json_t *j)
 	if (r < 0)
 		stop_campaign(c, &err);
 	return r;
+}
+
+/* Every record of a unit names its flag profile, and an A/A copy its baseline ("aa_of"). */
+static void tag_record(const struct unit *u, json_t *j)
+{
+	if (!j)
+		return;
+	if (!json_object_get(j, "profile"))
+		json_object_set_new(j, "profile", json_string(u->profile));
+	if (u->prof && u->prof->aa_of[0])
+		json_object_set_new(j, "aa_of", json_string(u->prof->aa_of));
 }
 
 /*
@@ -492,6 +676,12 @@ static int do_build(struct campaign *c, struct unit *u)
 	bo.flags_origin = c->have_desc ? origin : NULL;
 	bo.trust_flags = c->o->trust_flags;
 	bo.tree_inside_root = c->have_desc;
+	if (u->prof && u->prof->custom) {
+		bo.profile_cflags = u->prof->cflags;
+		bo.profile_origin = u->prof->origin;
+	}
+	if (u->prof && u->prof->cc[0])
+		bo.cc = u->prof->cc;
 	tree_api_parse(u->api, &bo.api);
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.so", u->label);
@@ -505,13 +695,18 @@ static int do_build(struct campaign *c, struct unit *u)
 		json_decref(r);
 		return 0;
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		json_object_set_new(r, "failure_kind",
 		                    json_string(err.code == PQ_EBUILD || err.code == PQ_ESCHEME ? "scheme" : "tool"));
+		/* Sources or flags that do not compile, refused flags: a verdict on this unit (this profile) only. */
+		if (err.code == PQ_EBUILD || err.code == PQ_EINPUT || err.code == PQ_EUSAGE)
+			json_object_set_new(r, "verdict", json_string("BUILD"));
+	}
 	/* The implementation version travels with the instance descriptor into every later record. */
 	json_t *inst = json_object_get(r, "instance");
 	if (u->implementation[0] && json_is_object(inst))
 		json_object_set_new(inst, "implementation", json_string(u->implementation));
+	tag_record(u, r);
 	put_record(c, rec, r);
 	json_decref(r);
 	return rc == 0;
@@ -560,6 +755,7 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 		step_error(c, u, "kat", &err);
 		return;
 	}
+	tag_record(u, res.record);
 	put_record(c, rec, res.record);
 	kat_gate_result_free(&res);
 }
@@ -572,6 +768,7 @@ static void put_measure(struct campaign *c, const struct unit *u, const char *st
 		step_error(c, u, step, err);
 		return;
 	}
+	tag_record(u, r);
 	put_record(c, rec, r);
 	json_decref(r);
 }
@@ -648,83 +845,128 @@ static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
 	json_decref(desc);
 }
 
+/* One round of interleaved benches of one operation: m units, records written as they come back. */
+static void bench_round(struct campaign *c, struct bench_config *cfgs, const char **profiles, const int *who, int m,
+                        enum pq_op op, json_t **recs, pq_error *errs, double t)
+{
+	memset(recs, 0, (size_t)m * sizeof *recs);
+	memset(errs, 0, (size_t)m * sizeof *errs);
+	record_bench(cfgs, m, profiles, recs, errs);
+	/* The round-robin order, so each record shows what it was interleaved with. */
+	json_t *order = json_array();
+	for (int j = 0; j < m; j++)
+		json_array_append_new(order, json_string(c->units[who[j]].label));
+	for (int j = 0; j < m; j++) {
+		struct unit *u = &c->units[who[j]];
+		char rec[PATH_MAX];
+		path_of(c, rec, sizeof rec, "records", u->label, pq_op_name(op), ".json");
+		if (!recs[j]) {
+			step_error(c, u, "bench", &errs[j]);
+		} else {
+			if (strcmp(json_string_value(json_object_get(recs[j], "status")) ?: "", "failed") == 0)
+				json_object_set_new(recs[j], "failure_kind", json_string(blame_kind(errs[j].code)));
+			json_object_set_new(recs[j], "interleave", json_pack("{s:s, s:i, s:O}", "order", "round-robin",
+			                                                     "position", j, "units", order));
+			tag_record(u, recs[j]);
+			if (!c->stopped)
+				put_record(c, rec, recs[j]);
+			json_decref(recs[j]);
+		}
+		step_done(c, t, 0);
+	}
+	json_decref(order);
+}
+
 /*
- * Bench the units of one instance (its flag profiles) together: for each
- * operation the builds' trials are interleaved, so a comparison between
- * them is paired in time as well as in seeds.
+ * Bench every unit of the campaign (instances x profiles) together: for
+ * each operation the trials of all units that have it run round-robin
+ * (A, B, C, A, B, C...), so a slow spell of the machine falls on every
+ * unit alike and comparisons are paired in time as well as in seeds.
  */
-static void group_bench(struct campaign *c, struct unit *g, int n, json_t *env)
+static void bench_all(struct campaign *c, json_t *env)
 {
 	if (c->stopped)
 		return;
-	json_t *desc[8] = { 0 };
-	enum pq_op ops[PQ_OP_COUNT];
-	int nops = 0;
-	for (int k = 0; k < n && k < 8; k++) {
-		enum pq_op o[PQ_OP_COUNT];
-		int m = unit_ops(c, &g[k], &desc[k], o);
-		if (desc[k] && !nops) {
-			nops = m;
-			memcpy(ops, o, sizeof ops);
-		}
+	int n = c->nunits;
+	json_t **desc = calloc((size_t)n, sizeof *desc);
+	enum pq_op (*uops)[PQ_OP_COUNT] = calloc((size_t)n, sizeof *uops);
+	int *nops = calloc((size_t)n, sizeof *nops), *who = calloc((size_t)n, sizeof *who);
+	struct bench_config *cfgs = calloc((size_t)n, sizeof *cfgs);
+	const char **profiles = calloc((size_t)n, sizeof *profiles);
+	json_t **recs = calloc((size_t)n, sizeof *recs);
+	pq_error *errs = calloc((size_t)n, sizeof *errs);
+	if (!desc || !uops || !nops || !who || !cfgs || !profiles || !recs || !errs) {
+		pq_error err;
+		pq_fail(&err, PQ_ENOMEM, "out of memory for %d units", n);
+		stop_campaign(c, &err);
+		goto out;
 	}
-	for (int i = 0; i < nops && !c->stopped; i++) {
-		struct bench_config cfgs[8];
-		struct unit *who[8];
-		const char *profiles[8];
+	for (int k = 0; k < n; k++)
+		nops[k] = unit_ops(c, &c->units[k], &desc[k], uops[k]);
+	for (int op = 0; op < PQ_OP_COUNT && !c->stopped; op++) {
 		int m = 0;
 		double t = now_s();
-		for (int k = 0; k < n && k < 8; k++) {
+		for (int k = 0; k < n; k++) {
+			int has = 0;
+			for (int i = 0; i < nops[k]; i++)
+				has |= uops[k][i] == (enum pq_op)op;
+			if (!has)
+				continue;
 			char rec[PATH_MAX];
-			path_of(c, rec, sizeof rec, "records", g[k].label, pq_op_name(ops[i]), ".json");
-			progress(c, "bench", &g[k], pq_op_name(ops[i]));
+			path_of(c, rec, sizeof rec, "records", c->units[k].label, pq_op_name(op), ".json");
+			progress(c, "bench", &c->units[k], pq_op_name(op));
 			if (!desc[k] || !c->want[STEP_BENCH] || record_done(rec)) {
 				step_done(c, t, 1);
 				continue;
 			}
 			cfgs[m] = (struct bench_config){
-				.lib = g[k].lib, .op = ops[i], .trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
+				.lib = c->units[k].lib, .op = (enum pq_op)op,
+				.trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
 				.target_s = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0),
 				.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
 				.command = c->o->command, .instance = desc[k], .environment = env,
 			};
-			profiles[m] = g[k].profile;
-			who[m++] = &g[k];
+			profiles[m] = c->units[k].profile;
+			who[m++] = k;
 		}
-		if (m) {
-			json_t *recs[8] = { 0 };
-			pq_error errs[8];
-			memset(errs, 0, sizeof errs);
-			record_bench(cfgs, m, profiles, recs, errs);
-			for (int k = 0; k < m; k++) {
-				char rec[PATH_MAX];
-				path_of(c, rec, sizeof rec, "records", who[k]->label, pq_op_name(ops[i]), ".json");
-				if (!recs[k]) {
-					step_error(c, who[k], "bench", &errs[k]);
-				} else {
-					if (strcmp(json_string_value(json_object_get(recs[k], "status")) ?: "", "failed") == 0)
-						json_object_set_new(recs[k], "failure_kind", json_string(blame_kind(errs[k].code)));
-					if (!c->stopped)
-						put_record(c, rec, recs[k]);
-					json_decref(recs[k]);
-				}
-				step_done(c, t, 0);
+		/* Rounds of at most MAX_INTERLEAVE units, cut between instances. */
+		for (int from = 0; from < m && !c->stopped;) {
+			int to = from;
+			while (to < m) {
+				int end = to + 1;
+				while (end < m && strcmp(c->units[who[end]].instance, c->units[who[to]].instance) == 0)
+					end++;
+				if (to > from && end - from > MAX_INTERLEAVE)
+					break;
+				to = end;
 			}
+			bench_round(c, cfgs + from, profiles + from, who + from, to - from, (enum pq_op)op, recs, errs, t);
+			from = to;
 		}
 	}
-	for (int k = 0; k < n && k < 8; k++) {
+	for (int k = 0; k < n; k++) {
 		int ndone = 0, nfailed = 0;
-		for (int i = 0; i < nops; i++) {
+		for (int i = 0; i < nops[k]; i++) {
 			char rec[PATH_MAX];
-			path_of(c, rec, sizeof rec, "records", g[k].label, pq_op_name(ops[i]), ".json");
+			path_of(c, rec, sizeof rec, "records", c->units[k].label, pq_op_name(uops[k][i]), ".json");
 			int d = record_done(rec);
 			ndone += d;
 			nfailed += !d && is_file(rec);
 		}
-		set_unit_step(c, &g[k], "bench", !desc[k] ? "skipped" : records_state(c, ndone, nfailed, nops));
-		json_decref(desc[k]);
+		set_unit_step(c, &c->units[k], "bench", !desc[k] ? "skipped" : records_state(c, ndone, nfailed, nops[k]));
 	}
 	save_state(c, "incomplete");
+out:
+	for (int k = 0; desc && k < n; k++)
+		json_decref(desc[k]);
+	free(desc);
+	free(uops);
+	free(nops);
+	free(who);
+	free(cfgs);
+	free(profiles);
+	free(recs);
+	free(errs);
 }
 
 /* The optional timing-leak step (leak_step.c), one record per operation. */
@@ -802,6 +1044,12 @@ static void unit_rest(struct campaign *c, struct unit *u, json_t *env)
 						pq_error_prefix(&err, "profile %s %s: ", u->label, pq_op_name(ops[i]));
 						stop_campaign(c, &err);
 					}
+					json_t *pr = c->stopped ? NULL : read_json(rec);
+					if (pr) {
+						tag_record(u, pr);
+						put_record(c, rec, pr);
+						json_decref(pr);
+					}
 				}
 			}
 			step_done(c, t, skip);
@@ -823,7 +1071,9 @@ static void print_summary(struct campaign *c, FILE *out)
 	int header = 0;
 	for (int i = 0; i < c->nunits; i++) {
 		const struct unit *u = &c->units[i];
-		char p[PATH_MAX], verdict[96] = "KAT: not run";
+		char p[PATH_MAX], verdict[96] = "KAT: not run", shown[300], name[200];
+		snprintf(name, sizeof name, u->implementation[0] ? "%s (%s)" : "%s", u->instance, u->implementation);
+		snprintf(shown, sizeof shown, c->nprofs > 1 ? "%s/%s" : "%s", name, u->profile);
 		path_of(c, p, sizeof p, "kat", u->label, NULL, ".json");
 		json_t *k = read_json(p);
 		if (k) {
@@ -843,20 +1093,13 @@ static void print_summary(struct campaign *c, FILE *out)
 				header = 1;
 				unit = ru ? strdup(ru) : NULL;
 			}
-			char shown[300], name[200];
-			int multi = c->nunits > 1 && strcmp(c->units[0].instance, c->units[1].instance) == 0 &&
-			            strcmp(c->units[0].implementation, c->units[1].implementation) == 0;
-			snprintf(name, sizeof name, u->implementation[0] ? "%s (%s)" : "%s", u->instance, u->implementation);
-			snprintf(shown, sizeof shown, multi ? "%s/%s" : "%s", name, u->profile);
 			bench_table_row(out, r, shown, verdict);
 			json_decref(r);
 		}
 		if (!built_ok(c, u)) {
 			path_of(c, p, sizeof p, "build", u->label, NULL, ".json");
 			json_t *b = read_json(p);
-			char name[200];
-			snprintf(name, sizeof name, u->implementation[0] ? "%s (%s)" : "%s", u->instance, u->implementation);
-			fprintf(out, "%-28s build failed: %s\n", name,
+			fprintf(out, "%-28s build failed: %s\n", shown,
 			        b ? json_string_value(json_object_get(b, "failure")) : "?");
 			json_decref(b);
 		}
@@ -951,6 +1194,49 @@ static int parse_steps(struct campaign *c, pq_error *err)
 	return 0;
 }
 
+/*
+ * In a campaign of several flag profiles, one that built for none of the
+ * campaign's instances leaves it partial (its comparisons are missing): PQ_EBUILD, naming
+ * it; the other profiles' results are complete.
+ */
+static int profile_built(struct campaign *c, const struct prof *p)
+{
+	for (int i = 0; i < c->nunits; i++)
+		if (c->units[i].prof == p && built_ok(c, &c->units[i]))
+			return 1;
+	return 0;
+}
+
+static int check_profiles_built(struct campaign *c, pq_error *err)
+{
+	/* One profile: a build failure is a verdict like the others, there is no comparison to miss. */
+	if (c->nprofs < 2)
+		return 0;
+	char bad[512] = "";
+	for (int p = 0; p < c->nprofs; p++) {
+		int any = 0, units = 0;
+		const char *first = NULL;
+		for (int i = 0; i < c->nunits; i++) {
+			if (c->units[i].prof != &c->profs[p])
+				continue;
+			units++;
+			if (built_ok(c, &c->units[i]))
+				any = 1;
+			else if (!first)
+				first = c->units[i].label;
+		}
+		if (units && !any) {
+			size_t n = strlen(bad);
+			snprintf(bad + n, sizeof bad - n, "%s%s (see %s/build/%s.json)", n ? ", " : "", c->profs[p].name, c->dir,
+			         first);
+		}
+	}
+	if (!bad[0])
+		return 0;
+	return pq_fail(err, PQ_EBUILD, "campaign partial: flag profile %s did not build (BUILD); the other profiles' "
+	               "results are complete", bad);
+}
+
 /* Closing lines: what failed and will be retried, and whether the campaign stopped. */
 static int finish(struct campaign *c, int r, pq_error *err)
 {
@@ -1024,15 +1310,7 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	save_state(&c, "incomplete");
 	for (int i = 0; i < c.nunits; i++)
 		unit_build_and_kat(&c, &c.units[i], env);
-	/* Units of one instance are adjacent (instance-major order). */
-	for (int i = 0; i < c.nunits;) {
-		int n = 1;
-		while (i + n < c.nunits && n < 8 && strcmp(c.units[i + n].instance, c.units[i].instance) == 0 &&
-		       strcmp(c.units[i + n].implementation, c.units[i].implementation) == 0)
-			n++;
-		group_bench(&c, &c.units[i], n, env);
-		i += n;
-	}
+	bench_all(&c, env);
 	for (int i = 0; i < c.nunits; i++)
 		unit_rest(&c, &c.units[i], env);
 	if (!c.stopped) {
@@ -1053,10 +1331,17 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 		print_summary(&c, o->summary);
 	if (!o->no_report && !c.stopped)
 		r = steps_report(c.dir, err);
-	char profiles[8][64];
-	int np = profile_list(&c, profiles, 8, NULL);
-	if (r == 0 && !c.stopped && np > 1 && (c.want[STEP_BENCH] || c.want[STEP_PROFILE]))
-		r = steps_compare_profiles(c.dir, profiles, np, o->summary, err);
+	/* Comparisons with the baseline, for the profiles that built. */
+	char profiles[CAMPAIGN_MAX_PROFILES][64];
+	int ncmp = 0;
+	for (int p = 0; p < c.nprofs; p++)
+		if (profile_built(&c, &c.profs[p]))
+			str_copy(profiles[ncmp++], sizeof profiles[0], c.profs[p].name);
+	if (r == 0 && !c.stopped && ncmp > 1 && profile_built(&c, &c.profs[0]) &&
+	    (c.want[STEP_BENCH] || c.want[STEP_PROFILE]))
+		r = steps_compare_profiles(c.dir, profiles, ncmp, o->summary, err);
+	if (r == 0 && !c.stopped)
+		r = check_profiles_built(&c, err);
 	r = finish(&c, r, err);
 	interrupt_set_where(NULL);
 	interrupt_set_resume(NULL);

@@ -2,7 +2,11 @@
  * campaign: `pqprof run` as a library.  Expands targets (scheme
  * descriptors, submission trees, built libraries) into units (one instance
  * built with one flag profile), and takes each unit through its steps:
- * build, KAT gate, bench, memory, sizes, profile, then the report.  Every
+ * build, KAT gate, bench, memory, sizes, profile, then the report.  Flag
+ * profiles are the built-in ones, a descriptor's "profiles" table and
+ * --profile definitions; the first profile run is the baseline the others
+ * are compared with, and --aa adds an independent copy of it.  The bench
+ * trials of all units interleave round-robin.  Every
  * step runs in runner children with time limits; every result is a file
  * written atomically in the campaign directory, and a step whose record
  * holds a result or a verdict on the scheme is done, so a campaign resumes
@@ -53,11 +57,23 @@ struct campaign_opts {
 	int progress_tty;           /* progress as a live line, else key=value lines */
 	const char *source_root;    /* --source-root: trees and links may resolve anywhere inside */
 	int trust_flags;            /* --trust-flags: descriptor cflags are not checked */
+	/* Flag profiles defined on the command line: "NAME=FLAGS" (--profile). */
+	const char *const *profile_defs;
+	int nprofile_defs;
+	/* Compilers: "COMPILER" for every profile, "NAME=COMPILER" for one (--cc). */
+	const char *const *cc_defs;
+	int ncc_defs;
+	const char *manifest;       /* --manifest: the KAT manifest of every unit (prebuilt libraries too) */
+	int aa;                     /* --aa: a second, independent build of the first profile ("<first>-aa") */
 };
+
+/* Most flag profiles one campaign runs (the A/A copy included). */
+#define CAMPAIGN_MAX_PROFILES 9
 
 /*
  * Run one target; returns 0 when the campaign completed (whatever the
- * verdicts), -PQ_EBUSY when another run holds the directory, -PQ_EIO when
+ * verdicts), -PQ_EBUILD when it ran several flag profiles and one built
+ * for none of its instances (its comparisons are missing), -PQ_EBUSY when another run holds the directory, -PQ_EIO when
  * a write failed (the campaign stopped there), -PQ_EINPUT when a step met
  * a bad input file (the rest of the campaign ran).
  */

@@ -139,6 +139,95 @@ static int parse_instance(json_t *o, int idx, const char *path, const char *dir,
 	return 0;
 }
 
+int profile_name_ok(const char *name, char *why, size_t len)
+{
+	size_t n = strlen(name);
+	const char *bad = NULL;
+	if (n == 0 || n > 63)
+		bad = "must be 1 to 63 characters";
+	else if (name[0] == '.' || name[0] == '-')
+		bad = "must not start with '.' or '-'";
+	else
+		for (const char *p = name; *p && !bad; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			      strchr("._+-", *p)))
+				bad = "may only hold letters, digits and . _ + -";
+	if (bad && why)
+		snprintf(why, len, "%s", bad);
+	return !bad;
+}
+
+int compiler_name_ok(const char *cc)
+{
+	char why[8];
+	return profile_name_ok(cc, why, sizeof why) && !strchr(cc, '/');
+}
+
+/* "reference, performance, ..." for messages. */
+static const char *builtin_names(void)
+{
+	static char buf[256];
+	buf[0] = '\0';
+	for (const struct flag_profile *p = flag_profiles(); p->name; p++) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof buf - n, "%s%s", n ? ", " : "", p->name);
+	}
+	return buf;
+}
+
+/*
+ * "profiles": {"NAME": {"cflags": "...", "cc": "clang"}, ...}: new profiles
+ * (cflags required), or a built-in name with only a compiler.
+ */
+static int parse_profile_table(json_t *t, const char *path, struct scheme_desc *d, pq_error *err)
+{
+	const char *name;
+	json_t *v;
+	json_object_foreach(t, name, v) {
+		char why[96], where[128];
+		if (d->nprofiles >= DESC_MAX_PROFILES)
+			return pq_fail(err, PQ_EINPUT, "%s: profiles has more than %d entries", path, DESC_MAX_PROFILES);
+		if (!profile_name_ok(name, why, sizeof why))
+			return pq_fail(err, PQ_EINPUT, "%s: profiles: name '%s' %s", path, name, why);
+		if (!json_is_object(v))
+			return pq_fail(err, PQ_EINPUT, "%s: profiles.%s must be an object {\"cflags\": ..., \"cc\": ...}", path,
+			               name);
+		const char *k;
+		json_t *x;
+		json_object_foreach(v, k, x) {
+			if (strcmp(k, "cflags") && strcmp(k, "cc"))
+				return pq_fail(err, PQ_EINPUT, "%s: profiles.%s: unknown key '%s' (cflags, cc)", path, name, k);
+		}
+		struct desc_profile *p = &d->profile_defs[d->nprofiles];
+		snprintf(p->name, sizeof p->name, "%s", name);
+		json_t *cf = json_object_get(v, "cflags");
+		int r;
+		snprintf(where, sizeof where, "profiles.%s.cflags", name);
+		if ((r = copy_str(err, path, where, cf, p->cflags, sizeof p->cflags, 0)) < 0)
+			return r;
+		p->has_cflags = cf != NULL;
+		snprintf(where, sizeof where, "profiles.%s.cc", name);
+		if ((r = copy_str(err, path, where, json_object_get(v, "cc"), p->cc, sizeof p->cc, 0)) < 0)
+			return r;
+		if (p->cc[0] && !compiler_name_ok(p->cc))
+			return pq_fail(err, PQ_EINPUT, "%s: %s '%s' must be a program name found in PATH (gcc, clang, "
+			               "gcc-12...), not a path", path, where, p->cc);
+		int builtin = flag_profile_find(name) != NULL;
+		if (builtin && p->has_cflags)
+			return pq_fail(err, PQ_EINPUT, "%s: profiles.%s: '%s' is a built-in profile with its own flags; give "
+			               "the new profile another name", path, name, name);
+		if (!builtin && !p->has_cflags)
+			return pq_fail(err, PQ_EINPUT, "%s: profiles.%s: 'cflags' is missing (built-in profiles: %s)", path,
+			               name, builtin_names());
+		if (!(d->profiles[d->nprofiles] = strdup(name)))
+			return pq_fail(err, PQ_ENOMEM, "%s: out of memory", path);
+		d->nprofiles++;
+	}
+	if (d->nprofiles == 0)
+		return pq_fail(err, PQ_EINPUT, "%s: 'profiles' must not be empty", path);
+	return 0;
+}
+
 /* "leak": true / false, or an object with "time_budget" (seconds) and "classes". */
 static int parse_leak(json_t *v, const char *path, struct scheme_desc *d, pq_error *err)
 {
@@ -234,14 +323,23 @@ int scheme_desc_parse(const char *text, size_t len, const char *path, const char
 				goto out;
 			}
 	}
-	if ((r = string_list(err, path, "profiles", json_object_get(root, "profiles"), d->profiles, DESC_MAX_PROFILES,
-	                     &d->nprofiles)) < 0)
-		goto out;
-	for (int k = 0; k < d->nprofiles; k++)
-		if (!flag_profile_find(d->profiles[k])) {
-			r = pq_fail(err, PQ_EINPUT, "%s: profiles: unknown flag profile '%s'", path, d->profiles[k]);
+	json_t *profs = json_object_get(root, "profiles");
+	if (json_is_object(profs)) {
+		if ((r = parse_profile_table(profs, path, d, err)) < 0)
 			goto out;
+	} else {
+		if ((r = string_list(err, path, "profiles", profs, d->profiles, DESC_MAX_PROFILES, &d->nprofiles)) < 0)
+			goto out;
+		for (int k = 0; k < d->nprofiles; k++) {
+			if (!flag_profile_find(d->profiles[k])) {
+				r = pq_fail(err, PQ_EINPUT, "%s: profiles: unknown flag profile '%s' (built-in: %s; a table "
+				            "\"profiles\": {\"NAME\": {\"cflags\": \"...\"}} defines new ones)", path,
+				            d->profiles[k], builtin_names());
+				goto out;
+			}
+			snprintf(d->profile_defs[k].name, sizeof d->profile_defs[k].name, "%s", d->profiles[k]);
 		}
+	}
 	json_t *groups = json_object_get(root, "groups");
 	if (groups && !json_is_object(groups)) {
 		r = pq_fail(err, PQ_EINPUT, "%s: 'groups' must be an object of glob lists", path);

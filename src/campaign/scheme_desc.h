@@ -40,6 +40,14 @@ struct desc_group {
 	int nglobs;
 };
 
+/* An entry of the "profiles" table: a flag profile defined by the scheme. */
+struct desc_profile {
+	char name[64];
+	char cflags[512];
+	int has_cflags;           /* 0: a built-in profile's name (its own flags) */
+	char cc[128];             /* a compiler program name, "" for the default */
+};
+
 struct scheme_desc {
 	char path[4096];          /* the descriptor file */
 	char dir[4096];           /* its directory */
@@ -48,8 +56,11 @@ struct scheme_desc {
 	char category[128];       /* "digital signature", "key encapsulation" */
 	struct desc_instance instances[DESC_MAX_INSTANCES];
 	int ninstances;
+	/* "profiles": a list of built-in names, or a table name -> {cflags, cc}
+	 * (run in the order written); profile_defs[i] belongs to profiles[i]. */
 	char *profiles[DESC_MAX_PROFILES];
 	int nprofiles;
+	struct desc_profile profile_defs[DESC_MAX_PROFILES];
 	struct desc_group groups[DESC_MAX_GROUPS];
 	int ngroups;
 	/* "leak": true, or {"time_budget": S, "classes": "..."}: run the timing-leak step */
@@ -64,5 +75,13 @@ int scheme_desc_read(const char *path, struct scheme_desc *d, pq_error *err);
 int scheme_desc_parse(const char *text, size_t len, const char *path, const char *dir,
                       struct scheme_desc *d, pq_error *err);
 void scheme_desc_free(struct scheme_desc *d);
+
+/*
+ * Whether a profile name can be used: 1-63 characters from [A-Za-z0-9._+-],
+ * not starting with '.' or '-'.  why (may be NULL) gets the reason.
+ */
+int profile_name_ok(const char *name, char *why, size_t len);
+/* Whether a compiler named in a descriptor is a plain program name (looked up in PATH). */
+int compiler_name_ok(const char *cc);
 
 #endif

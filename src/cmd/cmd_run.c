@@ -10,6 +10,7 @@
 #include "cmd/cmd_scan.h"
 #include "instance/package_scan.h"
 #include "supervise/child.h"
+#include "core/contain.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"pqprof run TARGET... [--profiles LIST] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
+	"pqprof run TARGET... [--profile NAME=FLAGS]... [--cc [NAME=]COMPILER]... [--profiles LIST] [--aa]\n"
+	"                     [--manifest FILE] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
 	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--quick] [--fresh]\n"
 	"                     [--shard K/N] [--no-report] [--events LIST] [--leak-budget S] [--source-root DIR]\n"
 	"                     [--trust-flags] [--dry-run]\n"
@@ -60,9 +62,16 @@ int cmd_run(int argc, char **argv)
 	long cpu = -1, trials = 0;
 	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0;
 	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0;
-	const char *source_root = NULL;
+	const char *source_root = NULL, *manifest = NULL;
+	struct opt_list pdefs = { 0 }, ccs = { 0 };
+	int aa = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "profiles", &profiles, "LIST", "flag profiles, e.g. reference,performance,resource" },
+		{ OPT_LIST, 0, "profile", &pdefs, "NAME=FLAGS", "define a flag profile and run it (repeatable)" },
+		{ OPT_LIST, 0, "cc", &ccs, "[NAME=]CC", "compiler of every profile, or of profile NAME (repeatable)" },
+		{ OPT_STRING, 0, "profiles", &profiles, "LIST",
+		  "flag profiles to run, the first is the baseline (built-in: harness-default,reference,performance,resource)" },
+		{ OPT_FLAG, 0, "aa", &aa, NULL, "add an independent build of the first profile (<first>-aa), an A/A check" },
+		{ OPT_STRING, 0, "manifest", &manifest, "FILE", "kat.sha256 manifest for the KAT gate (prebuilt libraries too)" },
 		{ OPT_STRING, 'o', "out", &out, "DIR", "campaign directory (default reports/<system>/<scheme>)" },
 		{ OPT_STRING, 0, "system", &system, "NAME", "system name for the default directory (default: host name)" },
 		{ OPT_INT, 0, "cpu", &cpu, "N", "pin runners to CPU N" },
@@ -86,17 +95,29 @@ int cmd_run(int argc, char **argv)
 	const char *pos[64];
 	pq_error err = { 0 };
 	int status, np = cmd_parse("run", argc, argv, usage, specs, pos, 64, &status);
-	if (np < 0)
+	if (np < 0) {
+		opt_list_free(&pdefs);
+		opt_list_free(&ccs);
 		return status;
+	}
+	if (manifest && contain_check_input(manifest, "--manifest", &err) < 0) {
+		opt_list_free(&pdefs);
+		opt_list_free(&ccs);
+		return cmd_fail("run", &err);
+	}
 	int k = 0, n = 0;
 	if (shard && (sscanf(shard, "%d/%d", &k, &n) != 2 || n < 1 || k < 1 || k > n)) {
 		pq_fail(&err, PQ_EUSAGE, "--shard must be K/N with 1 <= K <= N, not '%s'", shard);
+		opt_list_free(&pdefs);
+		opt_list_free(&ccs);
 		return cmd_fail("run", &err);
 	}
 	if (np < 1 || (out && np > 1)) {
 		if (out && np > 1)
 			fprintf(stderr, "pqprof run: --out takes one target; each target gets its own directory otherwise\n");
 		options_usage(stderr, usage, specs);
+		opt_list_free(&pdefs);
+		opt_list_free(&ccs);
 		return PQ_EUSAGE;
 	}
 	char *command = cmd_join_argv("pqprof", argc, argv);
@@ -106,6 +127,8 @@ int cmd_run(int argc, char **argv)
 		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
 		.events = events, .leak_budget_s = leak_budget, .command = command, .progress = stderr,
 		.progress_tty = isatty(2), .summary = stdout, .source_root = source_root, .trust_flags = trust_flags,
+		.profile_defs = pdefs.items, .nprofile_defs = pdefs.n, .cc_defs = ccs.items, .ncc_defs = ccs.n,
+		.manifest = manifest, .aa = aa,
 	};
 	status = 0;
 	for (int i = 0; i < np; i++) {
@@ -130,5 +153,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	free(command);
+	opt_list_free(&pdefs);
+	opt_list_free(&ccs);
 	return status;
 }

@@ -476,10 +476,17 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 {
 	memset(res, 0, sizeof *res);
 	const char *pname = opt->profile ? opt->profile : "harness-default";
-	const struct flag_profile *prof = flag_profile_find(pname);
+	struct flag_profile own = { pname, opt->profile_cflags, opt->profile_origin ? opt->profile_origin : "user profile" };
+	const struct flag_profile *prof = opt->profile_cflags ? &own : flag_profile_find(pname);
 	if (!prof)
 		return pq_fail(err, PQ_EUSAGE, "unknown flag profile '%s' (reference, performance, resource, harness-default)", pname);
 	const char *cc = opt->cc ? opt->cc : getenv("PQPROF_CC") ? getenv("PQPROF_CC") : PQPROF_DEFAULT_SCHEME_CC;
+	/* A profile's flags are checked wherever they were written: they are reusable names, not one-off flags. */
+	if (opt->profile_cflags && !opt->trust_flags) {
+		int fr = flag_check_string(opt->profile_cflags, own.origin, err);
+		if (fr < 0)
+			return fr;
+	}
 	/* Flags from a descriptor are the scheme authors'; the command line is the user's. */
 	if (opt->flags_origin && !opt->trust_flags && opt->extra_cflags) {
 		int fr = flag_check_string(opt->extra_cflags, opt->flags_origin, err);

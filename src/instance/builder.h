@@ -31,6 +31,11 @@ struct build_options {
 	const char *out_path;
 	enum tree_api api;
 	const char *profile;       /* default "harness-default" */
+	/* A profile defined by the user (--profile NAME=FLAGS, a descriptor's
+	 * "profiles" table): its flags, checked like descriptor flags unless
+	 * trust_flags; profile is then its name.  NULL: a built-in profile. */
+	const char *profile_cflags;
+	const char *profile_origin;   /* where profile_cflags were defined */
 	const char *cc;            /* default PQPROF_DEFAULT_SCHEME_CC or $CC */
 	const char *extra_cflags;  /* --cflags */
 	const char *const *defines;/* -D NAME=VALUE, without the -D */

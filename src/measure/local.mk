@@ -3,4 +3,5 @@ libpqprof_a_SOURCES += \
 	src/measure/counter.c src/measure/counter.h \
 	src/measure/stats.c src/measure/stats.h \
 	src/measure/calibrate.c src/measure/calibrate.h \
-	src/measure/env.c src/measure/env.h
+	src/measure/env.c src/measure/env.h \
+	src/measure/contention.c src/measure/contention.h

@@ -1,8 +1,9 @@
 /*
  * bench_table: the performance table as pqprof prints it on a terminal,
  * from pqprof.bench/1 records (used by `pqprof bench` and `pqprof run`).
- * The unit column says what was measured: "mean cycles" only when the
- * backend counted cycles.
+ * The unit columns say what was measured ("median cycles" only when the
+ * backend counted cycles); the median and minimum of per-call values lead,
+ * the mean follows, and "contended" counts the flagged trials.
  */
 #ifndef PQ_BENCH_TABLE_H
 #define PQ_BENCH_TABLE_H

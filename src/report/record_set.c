@@ -72,7 +72,7 @@ static int load_json(const char *dir, const char *rel, const char *schema, json_
 	return 0;
 }
 
-static int add_evidence(struct record_set *rs, const char *instance, const char *item, const char *rel,
+static int add_evidence(struct record_set *rs, const struct rs_instance *in, const char *item, const char *rel,
                         pq_error *err)
 {
 	if (!rel[0])
@@ -81,7 +81,8 @@ static int add_evidence(struct record_set *rs, const char *instance, const char 
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
 	struct rs_evidence *e = &rs->ev[rs->nev];
 	memset(e, 0, sizeof *e);
-	snprintf(e->instance, sizeof e->instance, "%s", instance);
+	snprintf(e->instance, sizeof e->instance, "%s", in ? (in->shown[0] ? in->shown : in->name) : "");
+	snprintf(e->profile, sizeof e->profile, "%s", in ? in->profile : "");
 	snprintf(e->item, sizeof e->item, "%s", item);
 	snprintf(e->file, sizeof e->file, "%s", rel);
 	char path[4096 + RS_PATH + 2];
@@ -98,16 +99,16 @@ static int build_evidence(struct record_set *rs, pq_error *err)
 {
 	int r = 0;
 	if (rs->is_campaign)
-		r = add_evidence(rs, "", "campaign", "campaign.json", err);
+		r = add_evidence(rs, NULL, "campaign", "campaign.json", err);
 	for (size_t i = 0; i < rs->ninst && r == 0; i++) {
 		struct rs_instance *in = &rs->inst[i];
-		r = add_evidence(rs, in->shown, "build record", in->build_file, err);
+		r = add_evidence(rs, in, "build record", in->build_file, err);
 		if (r == 0)
-			r = add_evidence(rs, in->shown, "KAT record", in->kat_file, err);
+			r = add_evidence(rs, in, "KAT record", in->kat_file, err);
 		if (r == 0)
-			r = add_evidence(rs, in->shown, "KAT log", in->kat_log_file, err);
+			r = add_evidence(rs, in, "KAT log", in->kat_log_file, err);
 		if (r == 0)
-			r = add_evidence(rs, in->shown, "sizes", in->sizes_file, err);
+			r = add_evidence(rs, in, "sizes", in->sizes_file, err);
 		for (int k = 0; k < in->nops && r == 0; k++) {
 			struct rs_op *o = &in->ops[k];
 			char item[128];
@@ -117,7 +118,7 @@ static int build_evidence(struct record_set *rs, pq_error *err)
 			                        o->flame_file, o->folded_file };
 			for (int w = 0; w < 6 && r == 0; w++) {
 				snprintf(item, sizeof item, "%s %s", what[w], o->op);
-				r = add_evidence(rs, in->shown, item, files[w], err);
+				r = add_evidence(rs, in, item, files[w], err);
 			}
 		}
 	}

@@ -65,7 +65,8 @@ struct rs_instance {
 
 /* One file of raw evidence. */
 struct rs_evidence {
-	char instance[RS_NAME];     /* instance name, "" for the campaign itself */
+	char instance[RS_NAME + 80]; /* instance name as shown in rows, "" for the campaign itself */
+	char profile[RS_NAME];      /* its flag profile, "" if none */
 	char item[128];             /* "timing sign", "KAT log", ... */
 	char file[RS_PATH];         /* relative to the set's directory */
 	char sha256[65];

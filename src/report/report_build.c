@@ -357,6 +357,29 @@ static void section_kat(const struct record_set *rs, rdoc *d)
 
 /* ---------------- section 4 ---------------- */
 
+/* The profile column of sections 4-9: the flag profile an instance was built with. */
+static const char *profile_cell(const struct rs_instance *in)
+{
+	return in->profile[0] ? in->profile : NULL;
+}
+
+/* "2 of 5 (median +1.3% without)": the trials the contention rule flagged, and their effect. */
+static void contended_text(const json_t *b, char *buf, size_t len)
+{
+	double n = jp_num(b, "contention.trials", NAN), k = jp_num(b, "contention.trials_flagged", NAN);
+	if (!isfinite(n) || !isfinite(k)) {
+		snprintf(buf, len, "–");
+		return;
+	}
+	double ch = jp_num(b, "contention.median_change_without_flagged", NAN);
+	if (k > 0 && isfinite(ch))
+		snprintf(buf, len, "%.0f of %.0f (median %+.1f%% without)", k, n, 100.0 * ch);
+	else if (k > 0 && k == n)
+		snprintf(buf, len, "%.0f of %.0f (all)", k, n);
+	else
+		snprintf(buf, len, "%.0f of %.0f", k, n);
+}
+
 /* The unit every complete timing record shares; NULL when they differ, "" when there are none. */
 static const char *common_unit(const struct record_set *rs)
 {
@@ -377,7 +400,7 @@ static const char *common_unit(const struct record_set *rs)
 
 static void perf_row(const struct rs_instance *in, const struct rs_op *o, int mixed, rdoc *d, struct rd_table *t)
 {
-	char mean[96] = "–", tm[32] = "–", ops[32] = "–", med[32] = "–", n[1200] = "–";
+	char med[96] = "–", tm[32] = "–", mn[96] = "–", ops[32] = "–", mean[96] = "–", cont[64] = "–", n[1200] = "–";
 	const json_t *b = o ? o->bench : NULL;
 	if (!b) {
 		missing_text(in, "bench", n, sizeof n);
@@ -386,18 +409,28 @@ static void perf_row(const struct rs_instance *in, const struct rs_op *o, int mi
 		failure_text(b, why, sizeof why);
 		snprintf(n, sizeof n, "failed: %s", why);
 	} else {
+		/* Records from before the median headline have only the mean: their median cells stay "–". */
+		if (isfinite(jp_num(b, "summary.median_units", NAN)))
+			fmt_count(med, sizeof med, jp_num(b, "summary.median_units", NAN));
+		if (isfinite(jp_num(b, "summary.median_ns", NAN)))
+			fmt_seconds(tm, sizeof tm, jp_num(b, "summary.median_ns", NAN) * 1e-9);
+		fmt_count(mn, sizeof mn, jp_num(b, "summary.min_units", NAN));
 		fmt_count(mean, sizeof mean, jp_num(b, "summary.mean_units", NAN));
 		if (mixed) {
-			size_t k = strlen(mean);
-			snprintf(mean + k, sizeof mean - k, " %s", report_bench_unit(b) ? report_bench_unit(b) : "units");
+			const char *u = report_bench_unit(b) ? report_bench_unit(b) : "units";
+			char *cells[] = { med, mn, mean };
+			for (int c = 0; c < 3; c++)
+				if (strcmp(cells[c], "–") != 0) {
+					size_t k = strlen(cells[c]);
+					snprintf(cells[c] + k, 96 - k, " %s", u);
+				}
 		}
-		fmt_seconds(tm, sizeof tm, jp_num(b, "summary.mean_ns", NAN) * 1e-9);
 		fmt_sig3(ops, sizeof ops, jp_num(b, "summary.ops_per_s", NAN));
-		fmt_seconds(med, sizeof med, jp_num(b, "summary.median_trial_ns", NAN) * 1e-9);
+		contended_text(b, cont, sizeof cont);
 		snprintf(n, sizeof n, "%.0f (%.0f × %.0f)", jp_num(b, "summary.n", NAN), jp_num(b, "summary.trials", NAN),
 		         jp_num(b, "summary.iters", NAN));
 	}
-	const char *cells[] = { row_name(in), o ? o->op : "–", mean, tm, ops, med, n };
+	const char *cells[] = { row_name(in), profile_cell(in), o ? o->op : "–", med, tm, mn, ops, mean, cont, n };
 	rd_row(d, t, cells, 1u);
 	if (!rs_validated(in))
 		rd_suffix(d, t, 0, " (output not validated)");
@@ -407,26 +440,34 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 {
 	rdoc_heading(d, 2, "performance", "4. Performance");
 	const char *unit = common_unit(rs);
-	char mean_hdr[96];
-	snprintf(mean_hdr, sizeof mean_hdr, "mean %s", !unit ? "count" : unit[0] ? unit : "cycles");
-	if (unit && !unit[0])
-		snprintf(mean_hdr, sizeof mean_hdr, "mean count");
+	const char *uname = !unit || !unit[0] ? "count" : unit;
+	char med_hdr[96], min_hdr[96], mean_hdr[96];
+	snprintf(med_hdr, sizeof med_hdr, "median %s", uname);
+	snprintf(min_hdr, sizeof min_hdr, "min %s", uname);
+	snprintf(mean_hdr, sizeof mean_hdr, "mean %s", uname);
 	double mlen = NAN;
 	for (size_t i = 0; i < rs->ninst && !isfinite(mlen); i++)
 		for (int k = 0; k < rs->inst[i].nops && !isfinite(mlen); k++)
 			mlen = jp_num(rs->inst[i].ops[k].bench, "message_bytes", NAN);
 	rdoc_para(d, "Each operation was calibrated with one call, then run in trials of about the same length, each "
-	          "trial in a fresh process; signatures are made over a %.0f-byte message. n is trials × iterations.",
+	          "trial in a fresh process; signatures are made over a %.0f-byte message. n is trials × iterations. "
+	          "The trials of all instances and profiles ran interleaved, round-robin. The headline figures are "
+	          "the median and the minimum of the per-call values; the mean is kept, but slow spells of the "
+	          "machine pull it; ops/s is one over the median time.",
 	          isfinite(mlen) ? mlen : 64.0);
+	rdoc_para(d, "Contended trials: a trial is flagged when its CPU time was under 0.90 of its wall time, when it "
+	          "was preempted more than 10 times per second (at least twice), or when the hypervisor stole time "
+	          "from its CPU; the column gives how many trials were flagged and how the median changes when they "
+	          "are left out (each record keeps both).");
 	if (!unit)
-		rdoc_para(d, "The timing records do not share one unit, so each mean carries its own unit; "
+		rdoc_para(d, "The timing records do not share one unit, so each figure carries its own unit; "
 		          "only \"cycles\" are CPU cycles.");
 	else if (unit[0] && strcmp(unit, "cycles") != 0)
-		rdoc_para(d, "No hardware cycle counter was used for these figures: the mean column counts %s, "
-		          "not CPU cycles.", unit);
-	const char *hdr[] = { "instance", "operation", mean_hdr, "mean time", "ops/s", "median trial",
-	                      "n (trials × iters)" };
-	struct rd_table *t = rdoc_table(d, 7, hdr);
+		rdoc_para(d, "No hardware cycle counter was used for these figures: the median, minimum and mean columns "
+		          "count %s, not CPU cycles.", unit);
+	const char *hdr[] = { "instance", "profile", "operation", med_hdr, "median time", min_hdr, "ops/s", mean_hdr,
+	                      "contended trials", "n (trials × iters)" };
+	struct rd_table *t = rdoc_table(d, 10, hdr);
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
 		if (!in->nops)
@@ -441,13 +482,16 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 		struct rd_chart *c = NULL;
 		for (size_t i = 0; i < rs->ninst; i++) {
 			const struct rs_op *o = rs_find_op(&rs->inst[i], pq_op_name(opi));
-			double v = o && !rec_failed(o->bench) ? jp_num(o->bench, "summary.mean_units", NAN) : NAN;
+			const json_t *b = o && !rec_failed(o->bench) ? o->bench : NULL;
+			double v = jp_num(b, "summary.median_units", NAN);
+			if (!isfinite(v))
+				v = jp_num(b, "summary.mean_units", NAN);
 			if (!isfinite(v) || v <= 0)
 				continue;
 			if (!c) {
 				char title[128], axis[160];
-				snprintf(title, sizeof title, "%s: mean %s per call", pq_op_name(opi), unit);
-				snprintf(axis, sizeof axis, "mean %s per call", unit);
+				snprintf(title, sizeof title, "%s: median %s per call", pq_op_name(opi), unit);
+				snprintf(axis, sizeof axis, "median %s per call", unit);
 				c = rdoc_chart(d, title, axis, 0);
 			}
 			char label[2 * RS_NAME + 4];
@@ -478,9 +522,9 @@ static void section_memory(const struct record_set *rs, rdoc *d)
 	          "upper-bound proxies rather than isolated algorithm memory. Beyond the reference, stack is the "
 	          "call's high-water mark on a painted stack and heap is the peak of the call's own live "
 	          "allocations.");
-	static const char *const hdr[] = { "instance", "operation", "static: ELF image (bytes)", "baseline RSS",
-	                                   "peak RSS", "stack", "heap peak", "allocations" };
-	struct rd_table *t = rdoc_table(d, 8, hdr);
+	static const char *const hdr[] = { "instance", "profile", "operation", "static: ELF image (bytes)",
+	                                   "baseline RSS", "peak RSS", "stack", "heap peak", "allocations" };
+	struct rd_table *t = rdoc_table(d, 9, hdr);
 	struct rd_chart *chart = NULL;
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
@@ -517,7 +561,7 @@ static void section_memory(const struct record_set *rs, rdoc *d)
 					rd_bar(d, chart, label, pk);
 				}
 			}
-			const char *cells[] = { row_name(in), o ? o->op : "–", img, base, peak, st, heap, al };
+			const char *cells[] = { row_name(in), profile_cell(in), o ? o->op : "–", img, base, peak, st, heap, al };
 			rd_row(d, t, cells, 1u);
 		}
 	}
@@ -538,9 +582,9 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 	}
 	rdoc_para(d, "Sizes in bytes as each instance declares them through its API; the produced lengths were "
 	          "sampled over many seeds, and the size audit lists every disagreement.");
-	const char *hdr[6] = { "instance", "public key", "secret key" };
-	const char *keys[6] = { NULL, "pk", "sk" };
-	int nc = 3;
+	const char *hdr[7] = { "instance", "profile", "public key", "secret key" };
+	const char *keys[7] = { NULL, NULL, "pk", "sk" };
+	int nc = 4;
 	if (sig) {
 		hdr[nc] = "signature";
 		keys[nc++] = "sig";
@@ -554,9 +598,9 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 	struct rd_table *t = rdoc_table(d, nc, hdr);
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
-		char val[6][32];
-		const char *cells[6] = { row_name(in) };
-		for (int c = 1; c < nc; c++) {
+		char val[7][32];
+		const char *cells[7] = { row_name(in), profile_cell(in) };
+		for (int c = 2; c < nc; c++) {
 			char path[32];
 			snprintf(path, sizeof path, "%s.declared", keys[c]);
 			double v = jp_num(in->sizes, path, NAN);
@@ -880,19 +924,19 @@ static void own_families(const struct record_set *rs, rdoc *d)
 	          "name or DWARF source file names a Keccak (SHA-3/SHAKE), SHA-2, SM3 or AES family, assembly "
 	          "routines included (by name alone where they carry no DWARF). Share of sampled call stacks "
 	          "with such a frame in the instance library, outside the placeholder functions and the DRNG:");
-	const char *hdr[MAX_FAMILIES + 2] = { "instance", "operation" };
+	const char *hdr[MAX_FAMILIES + 3] = { "instance", "profile", "operation" };
 	int cols[MAX_FAMILIES], nc = 0;
 	char absent[256] = "";
 	for (int x = 0; x < nf; x++) {
 		if (shown[x]) {
 			cols[nc] = x;
-			hdr[2 + nc++] = label[x];
+			hdr[3 + nc++] = label[x];
 		} else {
 			add_name(absent, sizeof absent, label[x]);
 		}
 	}
 	if (nc) {
-		struct rd_table *t = rdoc_table(d, nc + 2, hdr);
+		struct rd_table *t = rdoc_table(d, nc + 3, hdr);
 		for (size_t i = 0; i < rs->ninst; i++) {
 			const struct rs_instance *in = &rs->inst[i];
 			for (int k = 0; k < in->nops; k++) {
@@ -900,9 +944,9 @@ static void own_families(const struct record_set *rs, rdoc *d)
 				if (!p)
 					continue;
 				char cellbuf[MAX_FAMILIES][96];
-				const char *cells[MAX_FAMILIES + 2] = { row_name(in), in->ops[k].op };
+				const char *cells[MAX_FAMILIES + 3] = { row_name(in), profile_cell(in), in->ops[k].op };
 				for (int c = 0; c < nc; c++)
-					cells[2 + c] = share_cell(named(p, "families", fam[cols[c]]), cellbuf[c],
+					cells[3 + c] = share_cell(named(p, "families", fam[cols[c]]), cellbuf[c],
 					                          sizeof cellbuf[c]);
 				rd_row(d, t, cells, 1u);
 			}
@@ -930,26 +974,26 @@ static void section_symmetric(const struct record_set *rs, rdoc *d)
 				add_unique(groups, &ng, MAX_GROUPS, jp_str(gr, "name", NULL));
 		}
 	char hbuf[MAX_GROUPS][96];
-	const char *hdr[MAX_GROUPS + 3] = { "instance", "operation" };
+	const char *hdr[MAX_GROUPS + 4] = { "instance", "profile", "operation" };
 	for (int g = 0; g < ng; g++) {
 		group_header(groups[g], hbuf[g], sizeof hbuf[g]);
-		hdr[2 + g] = hbuf[g];
+		hdr[3 + g] = hbuf[g];
 	}
-	hdr[2 + ng] = "calls per operation";
-	struct rd_table *t = rdoc_table(d, ng + 3, hdr);
+	hdr[3 + ng] = "calls per operation";
+	struct rd_table *t = rdoc_table(d, ng + 4, hdr);
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
 		for (int k = 0; k < in->nops; k++) {
 			const json_t *p = in->ops[k].profile;
 			char cellbuf[MAX_GROUPS][96], calls[2048];
-			const char *cells[MAX_GROUPS + 3] = { row_name(in), in->ops[k].op };
+			const char *cells[MAX_GROUPS + 4] = { row_name(in), profile_cell(in), in->ops[k].op };
 			for (int g = 0; g < ng; g++)
-				cells[2 + g] = share_cell(named(p, "groups", groups[g]), cellbuf[g], sizeof cellbuf[g]);
+				cells[3 + g] = share_cell(named(p, "groups", groups[g]), cellbuf[g], sizeof cellbuf[g]);
 			if (p)
 				calls_text(p, calls, sizeof calls);
 			else
 				missing_text(in, "profile", calls, sizeof calls);
-			cells[2 + ng] = calls;
+			cells[3 + ng] = calls;
 			rd_row(d, t, cells, 1u);
 		}
 	}
@@ -964,14 +1008,15 @@ static void section_evidence(const struct record_set *rs, rdoc *d)
 	rdoc_para(d, "Paths are relative to this report's directory; each sha256 covers the whole file (the first "
 	          "16 hex digits are shown, report.json has them in full). Each timing record holds its command, "
 	          "environment and every trial's per-call values.");
-	static const char *const hdr[] = { "instance", "item", "file", "sha256" };
-	struct rd_table *t = rdoc_table(d, 4, hdr);
+	static const char *const hdr[] = { "instance", "profile", "item", "file", "sha256" };
+	struct rd_table *t = rdoc_table(d, 5, hdr);
 	for (size_t i = 0; i < rs->nev; i++) {
 		const struct rs_evidence *e = &rs->ev[i];
 		char sha[32];
 		snprintf(sha, sizeof sha, "%.16s…", e->sha256);
-		const char *cells[] = { e->instance[0] ? e->instance : NULL, e->item, e->file, sha };
-		rd_row(d, t, cells, 1u | 4u | 8u);
+		const char *cells[] = { e->instance[0] ? e->instance : NULL, e->profile[0] ? e->profile : NULL, e->item,
+		                        e->file, sha };
+		rd_row(d, t, cells, 1u | 8u | 16u);
 	}
 }
 

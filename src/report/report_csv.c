@@ -108,6 +108,14 @@ static void op_rows(struct csv_ctx *c, const struct rs_op *o)
 			num_row(c, "performance", um[i], jp_num(b, path, NAN), unit ? unit : "");
 		}
 		num_row(c, "performance", "mean_ns", jp_num(b, "summary.mean_ns", NAN), "ns");
+		/* The headline (median and minimum of per-call values) and the contention count, where recorded. */
+		if (isfinite(jp_num(b, "summary.median_units", NAN))) {
+			num_row(c, "performance", "median_units", jp_num(b, "summary.median_units", NAN), unit ? unit : "");
+			num_row(c, "performance", "median_ns", jp_num(b, "summary.median_ns", NAN), "ns");
+			num_row(c, "performance", "min_ns", jp_num(b, "summary.min_ns", NAN), "ns");
+		}
+		if (jp(b, "contention"))
+			num_row(c, "performance", "trials_flagged", jp_num(b, "contention.trials_flagged", NAN), "trials");
 		num_row(c, "performance", "median_trial_ns", jp_num(b, "summary.median_trial_ns", NAN), "ns");
 		num_row(c, "performance", "ops_per_s", jp_num(b, "summary.ops_per_s", NAN), "1/s");
 		num_row(c, "performance", "cv_trials", jp_num(b, "summary.cv_trials", NAN), "");

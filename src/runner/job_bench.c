@@ -9,6 +9,7 @@
 #include "runner/jobs.h"
 #include "core/options.h"
 #include "measure/counter.h"
+#include "measure/contention.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,9 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 	runner_op_begin((enum pq_op)op, 1);
 	for (long i = 0; i < warmup; i++)
 		op_ctx_call(&c, (enum pq_op)op);
+	/* Contention evidence spans the measured loop, checks included. */
+	struct contention_snap snap0, snap1;
+	contention_snap_take(&snap0);
 	for (long i = 0; i < iters; i++) {
 		counter_sample s0, d = { 0 };
 		counter_set_start(&cs, &s0);
@@ -98,6 +102,7 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 			return PQ_ESCHEME;
 		}
 	}
+	contention_snap_take(&snap1);
 	runner_op_end((enum pq_op)op, 1);
 
 	char desc[256];
@@ -117,6 +122,7 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 	json_object_set_new(done, "events", names);
 	json_object_set_new(done, "totals", tot);
 	json_object_set_new(done, "fallback_reasons", reasons);
+	json_object_set_new(done, "contention", contention_evidence(&snap0, &snap1));
 	json_object_set_new(done, "values", u64_array(vals, iters));
 	json_object_set_new(done, "ns", u64_array(ns, iters));
 	json_object_set_new(done, "sizes", json_pack("{s:I, s:I, s:I}", "pk", (json_int_t)c.pklen,

@@ -5,11 +5,13 @@
 #include "supervise/blame.h"
 #include "measure/calibrate.h"
 #include "measure/stats.h"
+#include "measure/contention.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *bench_failure_kind(const struct child_result *res)
 {
@@ -21,6 +23,13 @@ const char *bench_failure_kind(const struct child_result *res)
 	case CHILD_FAILED: return "CRYPTOFAIL";
 	default: return "FAILED";
 	}
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 struct trial_data {
@@ -72,7 +81,8 @@ static int run_child(const struct bench_config *cfg, long iters, long warmup, in
 
 
 /* Per-trial summary and the arrays of every call's values. */
-static json_t *trial_json(json_t *done, double *mean_units, double *mean_ns, double *all_units, size_t *nall)
+static json_t *trial_json(json_t *done, double *mean_units, double *mean_ns, double *all_units, double *all_ns,
+                          size_t *nall)
 {
 	json_t *vals = json_object_get(done, "values"), *ns = json_object_get(done, "ns");
 	size_t n = json_array_size(vals);
@@ -81,7 +91,9 @@ static json_t *trial_json(json_t *done, double *mean_units, double *mean_ns, dou
 	for (size_t i = 0; i < n; i++) {
 		u[i] = (double)json_integer_value(json_array_get(vals, i));
 		su += u[i];
-		sn += (double)json_integer_value(json_array_get(ns, i));
+		double v = (double)json_integer_value(json_array_get(ns, i));
+		sn += v;
+		all_ns[*nall] = v;
 		all_units[(*nall)++] = u[i];
 	}
 	stats_summary s = { 0 };
@@ -132,8 +144,9 @@ struct bench_session {
 	long iters;
 	int done_trials;
 	int failed;             /* a failure record was written */
-	double *tmu, *tmn, *all;
+	double *tmu, *tmn, *all, *alln;
 	size_t nall;
+	int *flagged;           /* per trial: contention evidence says it shared its CPU */
 	double sum_units, sum_ns;
 };
 
@@ -142,7 +155,10 @@ static void session_free(struct bench_session *s)
 	free(s->tmu);
 	free(s->tmn);
 	free(s->all);
-	s->tmu = s->tmn = s->all = NULL;
+	free(s->alln);
+	free(s->flagged);
+	s->tmu = s->tmn = s->all = s->alln = NULL;
+	s->flagged = NULL;
 }
 
 /* Record base and calibration: one call (after one warm-up) in a fresh child. */
@@ -195,15 +211,21 @@ static int session_begin(struct bench_session *s, const struct bench_config *cfg
 	s->tmu = calloc((size_t)cp->trials, sizeof *s->tmu);
 	s->tmn = calloc((size_t)cp->trials, sizeof *s->tmn);
 	s->all = malloc(((size_t)cp->trials * (size_t)s->iters + 1) * sizeof *s->all);
-	if (!s->tmu || !s->tmn || !s->all)
+	s->alln = malloc(((size_t)cp->trials * (size_t)s->iters + 1) * sizeof *s->alln);
+	s->flagged = calloc((size_t)cp->trials, sizeof *s->flagged);
+	if (!s->tmu || !s->tmn || !s->all || !s->alln || !s->flagged)
 		return pq_fail(err, PQ_ENOMEM, "out of memory for %ld iterations", s->iters);
 	return 0;
 }
 
-/* One more trial, in its own fresh child. */
-static int session_trial(struct bench_session *s, pq_error *err)
+/*
+ * One more trial, in its own fresh child.  seq is its place in the order
+ * trials of all interleaved benches ran in, t0 when the first began.
+ */
+static int session_trial(struct bench_session *s, long seq, double t0, pq_error *err)
 {
 	struct trial_data td = { 0 };
+	double started = mono_s() - t0;
 	int r = run_child(s->cfg, s->iters, 1, 0, &td, err);
 	if (r < 0)
 		return r;
@@ -214,12 +236,49 @@ static int session_trial(struct bench_session *s, pq_error *err)
 		return r;
 	}
 	int t = s->done_trials++;
-	json_array_append_new(json_object_get(s->rec, "trials"),
-	                      trial_json(td.done, &s->tmu[t], &s->tmn[t], s->all, &s->nall));
+	json_t *tj = trial_json(td.done, &s->tmu[t], &s->tmn[t], s->all, s->alln, &s->nall);
+	json_object_set_new(tj, "seq", json_integer(seq));
+	json_object_set_new(tj, "started_s", json_real(started));
+	json_t *ev = json_object_get(td.done, "contention");
+	if (ev) {
+		char why[256];
+		s->flagged[t] = contention_judge(ev, why, sizeof why);
+		json_t *c = json_deep_copy(ev);
+		json_object_set_new(c, "flagged", json_boolean(s->flagged[t]));
+		if (s->flagged[t])
+			json_object_set_new(c, "reasons", json_string(why));
+		json_object_set_new(tj, "contention", c);
+	}
+	json_array_append_new(json_object_get(s->rec, "trials"), tj);
 	s->sum_units += s->tmu[t] * (double)s->iters;
 	s->sum_ns += s->tmn[t] * (double)s->iters;
 	child_result_free(&td.res);
 	return 0;
+}
+
+/* Median and minimum of the per-call values of the trials where keep(flagged) holds. */
+static json_t *headline_json(const struct bench_session *s, int only_unflagged)
+{
+	size_t cap = s->nall ? s->nall : 1, n = 0;
+	double *u = malloc(cap * sizeof *u), *ns = malloc(cap * sizeof *ns);
+	int trials = 0;
+	for (int t = 0; u && ns && t < s->done_trials; t++) {
+		if (only_unflagged && s->flagged[t])
+			continue;
+		trials++;
+		size_t from = (size_t)t * (size_t)s->iters;
+		for (size_t i = from; i < from + (size_t)s->iters && i < s->nall; i++) {
+			u[n] = s->all[i];
+			ns[n++] = s->alln[i];
+		}
+	}
+	json_t *j = n ? json_pack("{s:i, s:I, s:f, s:f, s:f, s:f}", "trials", trials, "n", (json_int_t)n,
+	                          "median_units", stats_median(u, n), "min_units", stats_min(u, n),
+	                          "median_ns", stats_median(ns, n), "min_ns", stats_min(ns, n))
+	              : json_null();
+	free(u);
+	free(ns);
+	return j;
 }
 
 static void session_summary(struct bench_session *s)
@@ -230,12 +289,31 @@ static void session_summary(struct bench_session *s)
 	stats_summarize(s->tmu, (size_t)trials, &tr, NULL);
 	double n = (double)trials * (double)s->iters;
 	double mean_ns = s->sum_ns / n;
+	double median_ns = stats_median(s->alln, s->nall);
+	/* Headline: median and minimum of per-call values; the mean is kept but is pulled by slow spells. */
 	json_object_set_new(s->rec, "summary", json_pack(
-		"{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:i, s:I}",
-		"mean_units", s->sum_units / n, "mean_ns", mean_ns, "ops_per_s", mean_ns > 0 ? 1e9 / mean_ns : 0.0,
+		"{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:i, s:I, s:s}",
+		"median_units", calls.median, "median_ns", median_ns, "min_units", calls.min,
+		"min_ns", stats_min(s->alln, s->nall),
+		"mean_units", s->sum_units / n, "mean_ns", mean_ns, "ops_per_s", median_ns > 0 ? 1e9 / median_ns : 0.0,
 		"median_trial_units", tr.median, "median_trial_ns", stats_median(s->tmn, (size_t)trials),
-		"min_units", calls.min, "p90_units", calls.p90, "cv_trials", tr.cv,
-		"n", (json_int_t)n, "trials", trials, "iters", (json_int_t)s->iters));
+		"p90_units", calls.p90, "cv_trials", tr.cv,
+		"n", (json_int_t)n, "trials", trials, "iters", (json_int_t)s->iters,
+		"headline", "median and minimum of per-call values (mean kept, not the headline)"));
+	int flagged = 0;
+	for (int t = 0; t < trials; t++)
+		flagged += s->flagged[t];
+	json_t *all = headline_json(s, 0), *clean = headline_json(s, 1);
+	json_t *c = json_pack("{s:o, s:i, s:i, s:O, s:O}", "rule", contention_rule_json(), "trials", trials,
+	                      "trials_flagged", flagged, "all_trials", all, "unflagged_trials", clean);
+	/* What leaving the flagged trials out does to the headline median. */
+	if (json_is_object(all) && json_is_object(clean) && json_number_value(json_object_get(all, "median_units")) > 0)
+		json_object_set_new(c, "median_change_without_flagged",
+		                    json_real(json_number_value(json_object_get(clean, "median_units")) /
+		                              json_number_value(json_object_get(all, "median_units")) - 1.0));
+	json_decref(all);
+	json_decref(clean);
+	json_object_set_new(s->rec, "contention", c);
 	json_object_set_new(s->rec, "status", json_string("complete"));
 }
 
@@ -243,8 +321,9 @@ int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err)
 {
 	struct bench_session s;
 	int r = session_begin(&s, cfg, err);
+	double t0 = mono_s();
 	for (int t = 0; r == 0 && t < s.cp.trials; t++)
-		r = session_trial(&s, err);
+		r = session_trial(&s, t, t0, err);
 	if (r == 0)
 		session_summary(&s);
 	session_free(&s);
@@ -267,11 +346,13 @@ int bench_run_interleaved(const struct bench_config *cfgs, int n, json_t **recor
 		if (s[i].cp.trials > trials)
 			trials = s[i].cp.trials;
 	}
-	/* A, B, A, B...: slow drifts of the machine hit every build alike. */
+	/* A, B, C, A, B, C...: slow drifts and slow spells of the machine hit every unit alike. */
+	long seq = 0;
+	double t0 = mono_s();
 	for (int t = 0; t < trials; t++)
 		for (int i = 0; i < n; i++)
 			if (rc[i] == 0 && t < s[i].cp.trials)
-				rc[i] = session_trial(&s[i], &errs[i]);
+				rc[i] = session_trial(&s[i], seq++, t0, &errs[i]);
 	for (int i = 0; i < n; i++) {
 		if (rc[i] == 0)
 			session_summary(&s[i]);

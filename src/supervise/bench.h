@@ -41,9 +41,11 @@ struct bench_config {
 int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err);
 
 /*
- * Several benches run together, their trials interleaved (A, B, A, B...):
- * for comparing builds of one instance, so that drifts of the machine
- * over time do not favour whichever build ran first.  records[i] and
+ * Several benches run together, their trials interleaved (A, B, C, A, B,
+ * C...; each trial records its "seq" in that order): so that drifts and
+ * slow spells of the machine do not favour whichever unit ran first.
+ * Every trial carries its contention evidence (measure/contention.h);
+ * the summary's headline is the median and minimum of per-call values.  records[i] and
  * errs[i] belong to cfgs[i]; returns the first failure, 0 if none.
  */
 int bench_run_interleaved(const struct bench_config *cfgs, int n, json_t **records, pq_error *errs);

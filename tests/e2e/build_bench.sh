@@ -42,7 +42,7 @@ expect_grep "$WORK/out" "^ToyKEM-NGCC-32 +dec " "KEM dec row"
 
 # A forced clock backend is labelled ns, never cycles.
 expect_rc 0 "bench with clock backend" -- "$PQPROF" bench "$WORK/nist.so" --op sign --trials 1 --iters 20 --backend clock --records ""
-expect_grep "$WORK/out" "mean ns" "clock backend labelled ns"
+expect_grep "$WORK/out" "median ns" "clock backend labelled ns"
 
 # Bad input: documented exit codes and one-line errors naming the file.
 echo "not a library" > "$WORK/text.so"

@@ -21,24 +21,24 @@ done
 [ $n -eq 8 ] && pass "report has sections 1-8 in the reference order"
 # Exact counts need uprobes: as root (contained) they work; otherwise the report says why.
 if [ "$(id -u)" -eq 0 ]; then
-	expect_grep "$R" '^\| `SPHINCS\+-shake-128f-simple` \| sign \| .*spx_keccakf1600 [0-9][0-9,]*[0-9]( |,|$)' \
+	expect_grep "$R" '^\| `SPHINCS\+-shake-128f-simple` \| harness-default \| sign \| .*spx_keccakf1600 [0-9][0-9,]*[0-9]( |,|$)' \
 		"sign's exact Keccak calls per operation in section 7 (root, contained)"
-	expect_grep "$R" '^\| `SPHINCS-shake-128f-simple` \| keygen \| .*get_random_number 1' \
+	expect_grep "$R" '^\| `SPHINCS-shake-128f-simple` \| harness-default \| keygen \| .*get_random_number 1' \
 		"keygen draws from the DRNG once (exact count)"
 else
-	expect_grep "$R" '^\| `SPHINCS\+-shake-128f-simple` \| sign \| .*unavailable: .*(uprobe|permitted)' \
+	expect_grep "$R" '^\| `SPHINCS\+-shake-128f-simple` \| harness-default \| sign \| .*unavailable: .*(uprobe|permitted)' \
 		"sign's calls per operation say why they are unavailable"
 fi
-share=$(sed -n 's/^| `SPHINCS+-shake-128f-simple` | sign | [^|]*| [^|]*| \([0-9]*\)% .*/\1/p' "$R" | head -n 1)
+share=$(sed -n 's/^| `SPHINCS+-shake-128f-simple` | harness-default | sign | [^|]*| [^|]*| \([0-9]*\)% .*/\1/p' "$R" | head -n 1)
 [ -n "$share" ] && [ "$share" -ge 50 ] && pass "Keccak-f share of sign is $share%" || fail "Keccak-f share of sign: '$share'"
 expect_grep "$R" '^- SPHINCS-shake-128f-simple: bypass — own Keccak/SHAKE \(fips202\.c\); no ICCS placeholder function in the library$' \
 	"survey verdict of the NGCC instance: bypass"
 expect_grep "$R" '^- SPHINCS\+-shake-128f-simple: not applicable — NIST API' \
 	"survey verdict of the NIST instance: not applicable"
-expect_grep "$R" '^\| `SPHINCS-shake-128f-simple` \| sign \| n/a \(no such function\) \| [0-9.]+% ' \
+expect_grep "$R" '^\| `SPHINCS-shake-128f-simple` \| harness-default \| sign \| n/a \(no such function\) \| [0-9.]+% ' \
 	"no placeholder hash function: n/a, never a measured 0%"
 # The own-primitives table (after its paragraph): SHAKE found by name and file, not from the descriptor.
-own=$(sed -n '/^The scheme.s own hash\/XOF/,/^## 8/p' "$R" | sed -n 's/^| `SPHINCS-shake-128f-simple` | sign | \([0-9]*\)% .*/\1/p' | head -n 1)
+own=$(sed -n '/^The scheme.s own hash\/XOF/,/^## 8/p' "$R" | sed -n 's/^| `SPHINCS-shake-128f-simple` | harness-default | sign | \([0-9]*\)% .*/\1/p' | head -n 1)
 [ -n "$own" ] && [ "$own" -ge 50 ] && pass "own Keccak/SHAKE share of sign is $own%" || fail "own Keccak/SHAKE share of sign: '$own'"
 expect_grep "$R" '^SHA-2, AES: n/a \(no such function\) in any instance\.$' "families the scheme lacks are n/a"
 if grep -Eq '[0-9]e[+-][0-9]' "$R"; then fail "exponent notation in report.md: $(grep -Eo '[0-9.]+e[+-][0-9]+' "$R" | head -n 3 | tr '\n' ' ')"
