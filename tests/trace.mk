@@ -16,6 +16,7 @@ tests_fuzz_fuzz_trace_replay_LDADD = libpqprof.a $(DEP_LIBS)
 EXTRA_DIST += \
 	tests/fuzz/corpus/trace/valid_small.pqt \
 	tests/fuzz/corpus/trace/valid_frames.pqt \
+	tests/fuzz/corpus/trace/valid_v2.pqt \
 	tests/fuzz/corpus/trace/incomplete.pqt \
 	tests/fuzz/corpus/trace/raw_small.bin \
 	tests/fuzz/corpus/trace/raw_frames.bin
