@@ -278,6 +278,7 @@ static int read_trace(struct analysis *a, trace_reader *r, pq_error *err)
 		if (rc < 0)
 			return rc;
 	}
+	trace_reader_stats(r, &a->trace_st);
 	if (k < 0) {
 		/* What came before the damage is still good data. */
 		if (a->st.samples == 0) {

@@ -17,6 +17,7 @@
 #include "core/pq_error.h"
 #include "profile/analysis.h"
 #include "trace/strmap.h"
+#include "trace/trace_reader.h"
 #include "trace/trace_format.h"
 
 #define NONE ((size_t)-1)
@@ -91,6 +92,7 @@ struct analysis {
 	struct opinfo *ops;
 	size_t nops, capops, cur_op;
 	uint64_t lost_outside_ops;
+	struct trace_read_stats trace_st;  /* the reader's totals, END record included */
 
 	struct stk *stks;
 	size_t nstks, capstks;

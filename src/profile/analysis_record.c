@@ -218,6 +218,23 @@ static json_t *units_or_null(double share, double upo)
 	return upo > 0 ? json_real(share * upo) : json_null();
 }
 
+/*
+ * How sampling went over the whole trace, from its END record (traces
+ * of format 1.x do not say: null).
+ */
+static json_t *sampling_json(const struct analysis *a)
+{
+	const struct trace_read_stats *t = &a->trace_st;
+	if (!t->run_known)
+		return json_null();
+	double secs = (double)t->run_active_ns * 1e-9;
+	return json_pack("{s:I, s:o, s:f, s:I, s:I, s:I}", "requested_hz", (json_int_t)t->run_requested_hz,
+	                 "achieved_hz", secs > 0 ? json_real((double)t->samples / secs) : json_null(),
+	                 "active_seconds", secs, "lost", (json_int_t)t->run_lost,
+	                 "throttled", (json_int_t)t->run_throttles,
+	                 "unthrottled", (json_int_t)t->run_unthrottles);
+}
+
 static json_t *functions_json(const struct analysis *a, const struct op_tally *t, uint64_t samples,
                               double upo)
 {
@@ -445,6 +462,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_object_set_new(r, "harness_samples", json_integer((json_int_t)harness));
 	json_object_set_new(r, "trace_samples", json_integer((json_int_t)o->samples));
 	json_object_set_new(r, "lost", json_integer((json_int_t)o->lost));
+	json_object_set_new(r, "sampling", sampling_json(a));
 	json_object_set_new(r, "truncated", json_integer((json_int_t)t.truncated));
 	json_object_set_new(r, "runs", json_integer((json_int_t)o->runs));
 	json_object_set_new(r, "ops", json_integer((json_int_t)ops));

@@ -189,6 +189,18 @@ void profile_text_print(FILE *out, const json_t *rec, const struct profile_text_
 	if (harness)
 		fprintf(out, "; %lld samples in the harness (enable/disable, call wrapper) left out", harness);
 	fprintf(out, "\n");
+	const json_t *smp = json_object_get(rec, "sampling");
+	if (json_is_object(smp)) {
+		fprintf(out, "   sampling: ");
+		if (inum(smp, "requested_hz"))
+			fprintf(out, "requested %lld Hz, ", inum(smp, "requested_hz"));
+		if (json_is_number(json_object_get(smp, "achieved_hz")))
+			fprintf(out, "achieved %.0f Hz", num(smp, "achieved_hz"));
+		else
+			fprintf(out, "achieved rate unknown");
+		fprintf(out, "; lost %lld, throttled %lld", inum(smp, "lost"), inum(smp, "throttled"));
+		fprintf(out, "\n");
+	}
 	size_t i;
 	json_t *w;
 	json_array_foreach(json_object_get(rec, "modules_unverified"), i, w)
