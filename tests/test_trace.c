@@ -818,6 +818,8 @@ START_TEST(test_speedscope)
 		json_t *p = json_array_get(profiles, i);
 		ck_assert_str_eq(json_string_value(json_object_get(p, "type")), "sampled");
 		ck_assert_str_eq(json_string_value(json_object_get(p, "name")), names[i]);
+		/* Cycles have no speedscope unit. */
+		ck_assert_str_eq(json_string_value(json_object_get(p, "unit")), "none");
 		json_t *samples = json_object_get(p, "samples"), *weights = json_object_get(p, "weights");
 		ck_assert_uint_eq(json_array_size(samples), json_array_size(weights));
 		json_int_t sum = 0;
@@ -853,6 +855,25 @@ static const char *fn_block(const char *txt, const char *fn, char *out, size_t c
 	out[n] = '\0';
 	return out;
 }
+
+/* Weights in ns (the clock events) are speedscope "nanoseconds". */
+START_TEST(test_speedscope_unit)
+{
+	folded *f = folded_new("ns");
+	pq_error err;
+	struct folded_frame fr[2] = { { "main", NULL, 0 }, { "leaf", NULL, 0 } };
+	ck_assert_int_eq(folded_add(f, "sign", fr, 2, 500000, &err), 0);
+	ck_assert_msg(export_speedscope(f, NULL, "toy", tpath("ns.json"), &err) == 0, "%s", err.msg);
+	json_error_t je;
+	json_t *doc = json_load_file(tpath("ns.json"), 0, &je);
+	ck_assert_msg(doc != NULL, "%s", je.text);
+	json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(p, "unit")), "nanoseconds");
+	ck_assert_int_eq(json_integer_value(json_object_get(p, "endValue")), 500000);
+	json_decref(doc);
+	folded_free(f);
+}
+END_TEST
 
 START_TEST(test_callgrind)
 {
@@ -1004,6 +1025,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(te, test_folded_text);
 	tcase_add_test(te, test_export_formats);
 	tcase_add_test(te, test_speedscope);
+	tcase_add_test(te, test_speedscope_unit);
 	tcase_add_test(te, test_callgrind);
 	tcase_add_test(te, test_flamegraph);
 	tcase_add_test(te, test_diff_flamegraph);

@@ -87,7 +87,18 @@ static long split_stack(const char *stack, struct strmap *names, size_t **ids, s
 	return (long)n;
 }
 
-static json_t *speedscope_profile(const char *name, const struct folded_view *v,
+/*
+ * speedscope's unit for the weights: the profiler's clock events weigh
+ * samples in ns ("ns"); cycles and plain counts have no speedscope unit.
+ */
+static const char *speedscope_unit(const char *event)
+{
+	if (strcmp(event, "ns") == 0 || strcmp(event, "cpu-clock") == 0 || strcmp(event, "task-clock") == 0)
+		return "nanoseconds";
+	return "none";
+}
+
+static json_t *speedscope_profile(const char *name, const char *unit, const struct folded_view *v,
                                   struct strmap *frames, size_t **ids, size_t *cap)
 {
 	json_t *p = json_object();
@@ -96,7 +107,7 @@ static json_t *speedscope_profile(const char *name, const struct folded_view *v,
 		goto oom;
 	json_object_set_new(p, "type", json_string("sampled"));
 	json_object_set_new(p, "name", json_string(name));
-	json_object_set_new(p, "unit", json_string("none"));
+	json_object_set_new(p, "unit", json_string(unit));
 	json_object_set_new(p, "startValue", json_integer(0));
 	json_object_set_new(p, "endValue", json_integer((json_int_t)v->total));
 	for (size_t i = 0; i < v->n; i++) {
@@ -134,7 +145,7 @@ static json_t *speedscope_doc(const folded *f, const char *op, const char *name,
 		r = folded_view_make(f, f->ops[i].name, &v, err);
 		if (r < 0)
 			break;
-		json_t *p = speedscope_profile(f->ops[i].name, &v, &frames, &ids, &cap);
+		json_t *p = speedscope_profile(f->ops[i].name, speedscope_unit(f->event), &v, &frames, &ids, &cap);
 		folded_view_free(&v);
 		if (!p)
 			r = pq_fail(err, PQ_ENOMEM, "speedscope: out of memory");
