@@ -33,11 +33,6 @@ struct suffix_slot {
 	uint32_t k;
 };
 
-/* A mapping already written (the same one is not written twice). */
-struct mmap_seen {
-	uint64_t hash;
-};
-
 /* A sample waiting for its SAMPLES record. */
 struct pending_sample {
 	uint64_t weight, time;
@@ -70,7 +65,7 @@ struct trace_writer {
 	size_t nips, capips;
 	struct suffix_slot *suf;
 	size_t nsuf, capsuf;   /* used, slots (power of two) */
-	uint64_t *mmaps;       /* hashes of mappings written, unsorted */
+	uint64_t *mmaps;       /* hashes of mappings written since OP_BEGIN */
 	size_t nmmaps, capmmaps;
 
 	/* Samples of the open block, all of operation block_op. */
@@ -365,8 +360,10 @@ static int suffix_insert_slot(struct suffix_slot *t, size_t cap, uint64_t h, uin
 {
 	size_t j = h & (cap - 1);
 	while (t[j].id1) {
-		if (t[j].hash == h && t[j].k == k)
-			return 0;  /* an older stack already has this suffix */
+		if (t[j].hash == h && t[j].k == k) {
+			t[j].id1 = id1;  /* the newest stack with this suffix: a short distance */
+			return 0;
+		}
 		j = (j + 1) & (cap - 1);
 	}
 	t[j].hash = h;
@@ -549,7 +546,8 @@ int trace_write_mmap(trace_writer *w, uint64_t start, uint64_t len, uint64_t pgo
 	if (build_id_len > TRACE_MAX_BUILD_ID || (build_id_len && !build_id))
 		return wfail(w, PQ_EINTERNAL, "build id longer than 20 bytes");
 	size_t plen = clamp_strlen(path);
-	/* The table of mappings lives for the whole file: write each once. */
+	/* A mapping is written once per OP_BEGIN (each begins a new address
+	 * space for the reader). */
 	uint64_t mh = mmap_hash(start, len, pgoff, build_id, build_id_len, path, plen);
 	for (size_t i = 0; i < w->nmmaps; i++)
 		if (w->mmaps[i] == mh)
@@ -594,6 +592,7 @@ static int write_op(trace_writer *w, unsigned type, uint64_t op, const char *nam
 int trace_write_op_begin(trace_writer *w, uint64_t op, const char *name,
                          uint64_t iteration, uint64_t time)
 {
+	w->nmmaps = 0;
 	return write_op(w, TRACE_REC_OP_BEGIN, op, name, iteration, time);
 }
 
@@ -704,7 +703,10 @@ static int write_header(trace_writer *w, const json_t *header, pq_error *err)
 	w->cap = 2 * TRACE_VARINT_MAX + rlen;
 	w->len = n + rlen;
 	w->st.records++;
+	/* The header is written once: worth the strongest level. */
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, TRACE_HEADER_LEVEL);
 	int r = write_frame(w);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->opts.level);
 	if (r < 0) {
 		*err = w->err;
 		return r;
