@@ -8,5 +8,6 @@ tests_test_symbols_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += \
 	tests/fixtures/symbols/libsym.c \
 	tests/fixtures/symbols/asmroutine.S \
-	tests/fixtures/symbols/libbig.c
+	tests/fixtures/symbols/libbig.c \
+	tests/fixtures/symbols/libplt.c
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
