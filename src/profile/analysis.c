@@ -313,6 +313,7 @@ static uint32_t func_id(struct analysis *a, const struct sym_frame *f)
 		id = (uint32_t)v;
 	} else if (grow(&a->funcs, &a->capfuncs, a->nfuncs + 1, sizeof *a->funcs) == 0) {
 		struct afunc *fn = &a->funcs[a->nfuncs];
+		memset(fn, 0, sizeof *fn);
 		fn->name = strdup(f->function);
 		fn->module = f->module ? strdup(f->module) : NULL;
 		fn->in_lib = f->module && strcmp(f->module, a->lib_base) == 0;
@@ -349,6 +350,10 @@ static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint
 		if (id == NO_FUNC)
 			return oom(err);
 		a->af[a->naf++] = (struct aframe){ id, fr[i].line, fr[i].file, fr[i].inlined };
+		if (fr[i].inlined)
+			a->funcs[id].seen_inlined = 1;
+		else
+			a->funcs[id].seen_outline = 1;
 		r->n++;
 	}
 	*out = (uint32_t)a->nres++;
@@ -500,6 +505,7 @@ void analysis_close(struct analysis *a)
 	free(a->ops);
 	for (size_t i = 0; i < a->nfuncs; i++) {
 		free(a->funcs[i].name);
+		free(a->funcs[i].iname);
 		free(a->funcs[i].module);
 	}
 	free(a->funcs);
@@ -578,7 +584,22 @@ int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 		}
 		for (uint32_t j = 0; j < k->keep; j++) {
 			const struct aframe *af = &a->af[a->xf[k->xoff + k->keep - 1 - j]];
-			fr[j] = (struct folded_frame){ a->funcs[af->func].name, af->file, af->line };
+			struct afunc *fn = &a->funcs[af->func];
+			const char *name = fn->name;
+			/* An inlined copy is its own frame in every export, marked. */
+			if (af->inlined) {
+				if (!fn->iname) {
+					size_t l = strlen(fn->name);
+					fn->iname = malloc(l + sizeof " [inlined]");
+					if (fn->iname) {
+						memcpy(fn->iname, fn->name, l);
+						memcpy(fn->iname + l, " [inlined]", sizeof " [inlined]");
+					}
+				}
+				if (fn->iname)
+					name = fn->iname;
+			}
+			fr[j] = (struct folded_frame){ name, af->file, af->line };
 		}
 		if (folded_add(f, a->ops[k->op].name, fr, k->keep, k->weight, err) < 0) {
 			free(fr);

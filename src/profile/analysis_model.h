@@ -57,6 +57,8 @@ struct afunc {
 	char *module;               /* NULL for "[unknown]" */
 	int in_lib;
 	int in_runner;              /* the pqprof-runner executable */
+	int seen_inlined, seen_outline;  /* frames met as an inlined copy / out of line */
+	char *iname;                /* "name [inlined]", made when first needed */
 };
 
 struct stk {

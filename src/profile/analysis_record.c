@@ -30,6 +30,7 @@ struct line_hit {
 struct tree_node {
 	uint32_t func, parent;
 	uint64_t count;
+	int inlined;                /* the function's code was inlined here */
 };
 
 struct tree {
@@ -43,7 +44,8 @@ static int tree_add(struct tree *t, const struct analysis *a, const struct stk *
 	uint32_t parent = 0;
 	t->n[0].count += k->count;
 	for (uint32_t j = k->keep; j-- > 0;) {
-		uint32_t f = a->af[a->xf[k->xoff + j]].func;
+		const struct aframe *af = &a->af[a->xf[k->xoff + j]];
+		uint32_t f = af->func;
 		char key[17];
 		size_t klen = int_key(key, (uint64_t)parent << 32 | f), v;
 		uint32_t node;
@@ -53,11 +55,12 @@ static int tree_add(struct tree *t, const struct analysis *a, const struct stk *
 			if (grow(&t->n, &t->cap, t->nn + 1, sizeof *t->n) < 0)
 				return -1;
 			node = (uint32_t)t->nn++;
-			t->n[node] = (struct tree_node){ f, parent, 0 };
+			t->n[node] = (struct tree_node){ f, parent, 0, 0 };
 			if (strmap_put(&t->idx, key, klen, node) < 0)
 				return -1;
 		}
 		t->n[node].count += k->count;
+		t->n[node].inlined |= af->inlined;
 		parent = node;
 	}
 	return 0;
@@ -93,10 +96,11 @@ static void tree_walk(struct tree_emit *e, uint32_t node, int depth)
 		if (n->parent != node || n->count < e->min)
 			break;
 		const struct afunc *f = &e->a->funcs[n->func];
-		json_array_append_new(e->out, json_pack("{s:i, s:s, s:s?, s:I, s:f}", "depth", depth,
+		json_array_append_new(e->out, json_pack("{s:i, s:s, s:s?, s:I, s:f, s:b}", "depth", depth,
 		                                        "name", f->name, "module", f->module, "samples",
 		                                        (json_int_t)n->count, "share",
-		                                        (double)n->count / (double)e->total));
+		                                        (double)n->count / (double)e->total,
+		                                        "inlined", n->inlined));
 		if (depth + 1 < e->maxdepth)
 			tree_walk(e, c, depth + 1);
 	}
@@ -263,7 +267,9 @@ static json_t *functions_json(const struct analysis *a, const struct op_tally *t
 		if (!pick[f])
 			continue;
 		const struct afunc *fn = &a->funcs[f];
-		json_t *o = json_pack("{s:s, s:s?}", "name", fn->name, "module", fn->module);
+		/* "inlined": every sampled frame of it was an inlined copy. */
+		json_t *o = json_pack("{s:s, s:s?, s:b}", "name", fn->name, "module", fn->module, "inlined",
+		                      fn->seen_inlined && !fn->seen_outline);
 		share_pack(t->self[f], samples, "self", o);
 		share_pack(t->incl[f], samples, "incl", o);
 		double ss = samples ? (double)t->self[f] / (double)samples : 0;
@@ -401,7 +407,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 		rc = oom(err);
 		goto out;
 	}
-	tr.n[0] = (struct tree_node){ NO_FUNC, 0, 0 };
+	tr.n[0] = (struct tree_node){ NO_FUNC, 0, 0, 0 };
 	tr.nn = 1;
 	int count_truncated = strcmp(a->callgraph, "none") != 0;
 	uint64_t samples = 0, weight = 0, harness = 0;

@@ -40,7 +40,9 @@ static void pct_ci(char *buf, size_t len, double share, double lo, double hi)
 static void func_label(char *buf, size_t len, const json_t *f)
 {
 	const char *m = str(f, "module", NULL);
-	snprintf(buf, len, "%s%s%s%s", str(f, "name", "?"), m ? " (" : "", m ? m : "", m ? ")" : "");
+	snprintf(buf, len, "%s%s%s%s%s", str(f, "name", "?"),
+	         json_is_true(json_object_get(f, "inlined")) ? " [inlined]" : "", m ? " (" : "",
+	         m ? m : "", m ? ")" : "");
 }
 
 static int cmp_desc(const void *x, const void *y, void *key)
@@ -109,7 +111,8 @@ static void call_tree(FILE *out, const json_t *rec)
 	json_t *n;
 	json_array_foreach(tree, i, n) {
 		int d = (int)inum(n, "depth");
-		fprintf(out, "  %5.1f%% %*s%s\n", 100 * num(n, "share"), 2 * d, "", str(n, "name", "?"));
+		fprintf(out, "  %5.1f%% %*s%s%s\n", 100 * num(n, "share"), 2 * d, "", str(n, "name", "?"),
+		        json_is_true(json_object_get(n, "inlined")) ? " [inlined]" : "");
 	}
 }
 
