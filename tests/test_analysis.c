@@ -300,6 +300,21 @@ START_TEST(test_folded_and_exports)
 		saw |= strcmp(line, "ta_outer;ta_inner 60000\n") == 0;
 	fclose(f);
 	ck_assert_msg(saw, "no 'ta_outer;ta_inner 60000' line");
+	/* callgrind: ta_inner was counted (3 a call, 10 calls sampled) and has
+	 * one caller, so its edge carries 30 calls and 60000 inclusive. */
+	ck_assert_msg(profile_export(t, "sign", "callgrind", tpath("f.cg"), &err) == 0, "%s", err.msg);
+	f = fopen(tpath("f.cg"), "r");
+	ck_assert_ptr_nonnull(f);
+	int calls_line = 0, other_calls = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "calls=30 ", 9) == 0)
+			calls_line = 1;
+		else if (strncmp(line, "calls=", 6) == 0)
+			other_calls = 1;
+	}
+	fclose(f);
+	ck_assert_msg(calls_line, "no calls=30 line for ta_outer -> ta_inner");
+	ck_assert_msg(!other_calls, "calls= on an edge without an exact count");
 	ck_assert_int_eq(profile_flamegraph(t, NULL, tpath("f.svg"), &err), 0);
 	ck_assert_msg(profile_flamegraph_diff(t, t, "sign", tpath("d.svg"), &err) == 0, "%s", err.msg);
 	ck_assert_int_lt(profile_export(t, "sign", "pdf", tpath("x"), &err), 0);

@@ -890,16 +890,28 @@ START_TEST(test_callgrind)
 	ck_assert_ptr_nonnull(strstr(txt, "summary: 22\n"));
 	ck_assert_ptr_nonnull(strstr(txt, "totals: 22\n"));
 	ck_assert_ptr_nonnull(strstr(txt, "fl=src/main.c\nfn=main\n"));
+	/* No exact counts: no calls= lines (sample counts are not calls), self costs only. */
 	char blk[1024];
-	ck_assert_str_eq(fn_block(txt, "main", blk, sizeof blk),
-	                 "cfi=???\ncfn=a\ncalls=2 0\n12 15\n"
-	                 "cfi=???\ncfn=c\ncalls=1 0\n12 3\n");
-	/* a: self 5; a->b counted once for the recursive a;b;a;b */
-	ck_assert_str_eq(fn_block(txt, "a", blk, sizeof blk),
-	                 "0 5\ncfi=???\ncfn=b\ncalls=2 0\n0 14\n");
-	/* b: self 10 + 4; b->a counted once */
-	ck_assert_str_eq(fn_block(txt, "b", blk, sizeof blk),
-	                 "0 14\ncfi=???\ncfn=a\ncalls=1 0\n0 4\n");
+	ck_assert(strstr(txt, "calls=") == NULL);
+	ck_assert_str_eq(fn_block(txt, "main", blk, sizeof blk), "12 0\n");
+	ck_assert_str_eq(fn_block(txt, "a", blk, sizeof blk), "0 5\n");
+	ck_assert_str_eq(fn_block(txt, "b", blk, sizeof blk), "0 14\n");
+	free(txt);
+
+	/*
+	 * Counted calls: an edge that is the callee's only caller carries the
+	 * count and its inclusive cost; a has two callers (main, b), so its
+	 * count says nothing about either edge.
+	 */
+	ck_assert_int_eq(folded_set_calls(f, "sign", "c", 7), 0);
+	ck_assert_int_eq(folded_set_calls(f, "sign", "b", 9), 0);
+	ck_assert_int_eq(folded_set_calls(f, "sign", "a", 5), 0);
+	ck_assert_msg(export_callgrind(f, "sign", tpath("cg2.out"), &err) == 0, "%s", err.msg);
+	txt = slurp(tpath("cg2.out"), &len);
+	ck_assert_str_eq(fn_block(txt, "main", blk, sizeof blk), "cfi=???\ncfn=c\ncalls=7 0\n12 3\n");
+	/* a: self 5; a->b (b's only caller) with b's 9 calls, inclusive 14 */
+	ck_assert_str_eq(fn_block(txt, "a", blk, sizeof blk), "0 5\ncfi=???\ncfn=b\ncalls=9 0\n0 14\n");
+	ck_assert_str_eq(fn_block(txt, "b", blk, sizeof blk), "0 14\n");
 	ck_assert_str_eq(fn_block(txt, "c", blk, sizeof blk), "0 3\n");
 	free(txt);
 	folded_free(f);

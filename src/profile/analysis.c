@@ -563,6 +563,12 @@ void analysis_get_stats(const struct analysis *a, struct analysis_stats *st)
 
 /* ---- folded stacks for the exporters ---- */
 
+static const char *header_str_or(const json_t *h, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(h, key));
+	return s ? s : dflt;
+}
+
 int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 {
 	*out = a->folded;
@@ -608,6 +614,29 @@ int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 		}
 	}
 	free(fr);
+	/* Exact call counts (uprobes) where the profiler measured them and they
+	 * were the same in every counted call: per op times the ops sampled. */
+	int per_run = strcmp(header_str_or(a->header, "op_markers", "per-call"), "per-run") == 0;
+	for (size_t i = 0; i < a->nops; i++) {
+		const struct opinfo *o = &a->ops[i];
+		uint64_t ops = per_run ? o->max_end : o->ends;
+		json_t *c = json_object_get(json_object_get(a->header, "calls"), o->name);
+		if (!ops || !json_is_true(json_object_get(c, "available")))
+			continue;
+		size_t j;
+		json_t *fn;
+		json_array_foreach(json_object_get(c, "functions"), j, fn) {
+			const char *name = json_string_value(json_object_get(fn, "name"));
+			json_t *mn = json_object_get(fn, "min"), *mx = json_object_get(fn, "max");
+			if (!name || !json_is_integer(mn) || !json_is_integer(mx) ||
+			    json_integer_value(mn) != json_integer_value(mx) || json_integer_value(mn) < 0)
+				continue;
+			if (folded_set_calls(f, o->name, name, (uint64_t)json_integer_value(mn) * ops) < 0) {
+				folded_free(f);
+				return oom(err);
+			}
+		}
+	}
 	*out = a->folded = f;
 	return 0;
 }
