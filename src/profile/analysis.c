@@ -132,6 +132,10 @@ static int space_finalize(struct analysis *a, size_t si, pq_error *err)
 	s->canon = si;
 	if (!(s->sym = symbolizer_new()))
 		return oom(err);
+	/* Inline chains and lines matter in the instance; the runner, libc and
+	 * the rest are named from their symbol tables, their DWARF never read. */
+	if (a->lib_base[0] && symbolizer_dwarf_only_for(s->sym, a->lib_base) < 0)
+		return oom(err);
 	a->st.symbolizers++;
 	for (size_t i = 0; i < s->nmaps; i++)
 		register_module(a, s->sym, &s->maps[i]);
@@ -361,6 +365,21 @@ static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint
 	return strmap_put(&s->addr, key, klen, *out) < 0 ? oom(err) : 0;
 }
 
+/* Is the module mapped at ip (a return address when j > 0) named base? */
+static int module_is(const struct space *s, uint64_t ip, uint32_t j, const char *base)
+{
+	const char *m = symbolizer_module_at(s->sym, j && ip ? ip - 1 : ip);
+	return m && strcmp(m, base) == 0;
+}
+
+/*
+ * Symbolize what the report shows: each stack up to its outermost frame
+ * in the instance library (the runner and libc frames outside it are cut
+ * anyway), nothing of the harness's own stacks (only counted), all of a
+ * stack that never enters the instance.  Which module an address is in
+ * comes from the mappings alone, so modules only outside the instance
+ * (libc, the runner) never have their symbols or DWARF loaded.
+ */
 static int symbolize_all(struct analysis *a, pq_error *err)
 {
 	for (size_t i = 0; i < a->nstks; i++) {
@@ -368,7 +387,24 @@ static int symbolize_all(struct analysis *a, pq_error *err)
 		struct space *s = &a->spaces[k->space];
 		k->xoff = a->nxf;
 		k->xn = 0;
-		for (uint32_t j = 0; j < k->n; j++) {
+		uint32_t upto = k->n;   /* addresses [0, upto) get symbolized */
+		int lib_seen = 0, runner_seen = 0;
+		for (uint32_t j = k->n; j-- > 0;) {
+			uint64_t ip = a->ips[k->ipoff + j];
+			if (module_is(s, ip, j, a->lib_base)) {
+				upto = j + 1;
+				lib_seen = 1;
+				k->outer_in_lib = j + 1 == k->n;
+				break;
+			}
+			runner_seen |= module_is(s, ip, j, a->runner_base);
+		}
+		if (!lib_seen && runner_seen) {
+			k->harness = 1;
+			k->keep = 0;
+			continue;
+		}
+		for (uint32_t j = 0; j < upto; j++) {
 			uint64_t ip = a->ips[k->ipoff + j];
 			uint32_t ri = 0;
 			/* Return addresses are looked up inside their call instruction. */
@@ -394,6 +430,8 @@ static int symbolize_all(struct analysis *a, pq_error *err)
 			in_runner |= fn->in_runner;
 		}
 		k->harness = !in_lib && in_runner;
+		if (!lib_seen && in_lib && k->xn)
+			k->outer_in_lib = a->funcs[a->af[a->xf[k->xoff + k->xn - 1]].func].in_lib;
 	}
 	return 0;
 }

@@ -71,6 +71,8 @@ struct stk {
 	uint32_t keep;              /* frames kept after dropping the runner's */
 	int harness;                /* no instance frame, but runner frames: the
 	                             * enable/disable ioctls and the call wrapper */
+	int outer_in_lib;           /* the stack's outermost address is in the
+	                             * instance: unwinding stopped inside it */
 };
 
 struct opinfo {

@@ -432,7 +432,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 				t.incl[f] += k->count;
 			}
 		}
-		if (count_truncated && a->funcs[a->af[x[k->xn - 1]].func].in_lib)
+		if (count_truncated && k->outer_in_lib)
 			t.truncated += k->count;
 		if (grow(&names, &capnames, k->xn, sizeof *names) < 0) {
 			rc = oom(err);

@@ -187,6 +187,7 @@ struct symbolizer {
 	struct arena arena;
 	struct strset strings;
 	struct sym_frame unknown;       /* the shared "[unknown]" frame */
+	const char *dwarf_only;         /* interned module basename, or NULL: all */
 	uint64_t lookups, misses;
 };
 
@@ -910,8 +911,10 @@ static int resolve_in_module(struct symbolizer *sym, struct module *mod, uint64_
 		return -PQ_ENOMEM;
 	const struct sym_entry *se = lookup_symbol(mod, addr);
 	Dwarf_Addr dbias = 0;
-	Dwarf_Die *cudie = module_cudie(mod, addr, &dbias);
-	int n = dwarf_chain(sym, mod, addr, se, cudie, dbias, r);
+	/* Interned strings: equal names are the same pointer. */
+	bool dwarf = !sym->dwarf_only || sym->dwarf_only == mod->name;
+	Dwarf_Die *cudie = dwarf ? module_cudie(mod, addr, &dbias) : NULL;
+	int n = dwarf ? dwarf_chain(sym, mod, addr, se, cudie, dbias, r) : 0;
 	if (n != 0)
 		return n < 0 ? n : 0;
 	if (!se)
@@ -944,6 +947,20 @@ static const struct mapping *mapping_at(const struct symbolizer *sym, uint64_t a
 		if (sym->maps[i].start <= addr && addr < sym->maps[i].end)
 			return &sym->maps[i];
 	return NULL;
+}
+
+int symbolizer_dwarf_only_for(struct symbolizer *sym, const char *basename)
+{
+	sym->dwarf_only = NULL;
+	if (basename && !(sym->dwarf_only = intern(&sym->strings, basename)))
+		return -PQ_ENOMEM;
+	return 0;
+}
+
+const char *symbolizer_module_at(const struct symbolizer *sym, uint64_t addr)
+{
+	const struct mapping *m = mapping_at(sym, addr);
+	return m ? m->name : NULL;
 }
 
 static int resolve_uncached(struct symbolizer *sym, uint64_t addr, struct resolution *r)

@@ -57,7 +57,8 @@ if [ $have_perf -eq 1 ]; then
 		[ $z = z ] && zf="-z"
 		# shellcheck disable=SC2086
 		perf record -q $zf -F "$FREQ" -e cpu-clock --call-graph dwarf -o "$work/perf-$z.data" -- \
-			"$PQPROF" bench "$work/spx.so" --op sign --trials 1 --iters "${ops:-50}" --records "" >/dev/null 2>&1
+			"$PQPROF" bench "$work/spx.so" --op sign --trials 1 --iters "${ops:-50}" --records "" \
+			>/dev/null 2>"$work/perf-$z.err" || echo "perf record $zf failed: $(tail -n 2 "$work/perf-$z.err")"
 	done
 	nperf=$(perf script -i "$work/perf-plain.data" -F tid 2>/dev/null | grep -c . || true)
 	perf_bps=$(awk -v b="$(size "$work/perf-plain.data")" -v n="$nperf" 'BEGIN { if (n) printf "%.2f", b / n; else printf "-" }')
