@@ -601,6 +601,9 @@ void analysis_get_stats(const struct analysis *a, struct analysis_stats *st)
 
 /* ---- folded stacks for the exporters ---- */
 
+/* Suffix of an inlined copy's frame name in the exports. */
+#define INLINED_SUFFIX "_[i]"
+
 static const char *header_str_or(const json_t *h, const char *key, const char *dflt)
 {
 	const char *s = json_string_value(json_object_get(h, key));
@@ -630,14 +633,15 @@ int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 			const struct aframe *af = &a->af[a->xf[k->xoff + k->keep - 1 - j]];
 			struct afunc *fn = &a->funcs[af->func];
 			const char *name = fn->name;
-			/* An inlined copy is its own frame in every export, marked. */
+			/* An inlined copy is its own frame in every export, marked
+			 * the way FlameGraph marks one (and colours it). */
 			if (af->inlined) {
 				if (!fn->iname) {
 					size_t l = strlen(fn->name);
-					fn->iname = malloc(l + sizeof " [inlined]");
+					fn->iname = malloc(l + sizeof INLINED_SUFFIX);
 					if (fn->iname) {
 						memcpy(fn->iname, fn->name, l);
-						memcpy(fn->iname + l, " [inlined]", sizeof " [inlined]");
+						memcpy(fn->iname + l, INLINED_SUFFIX, sizeof INLINED_SUFFIX);
 					}
 				}
 				if (fn->iname)

@@ -58,7 +58,7 @@ struct afunc {
 	int in_lib;
 	int in_runner;              /* the pqprof-runner executable */
 	int seen_inlined, seen_outline;  /* frames met as an inlined copy / out of line */
-	char *iname;                /* "name [inlined]", made when first needed */
+	char *iname;                /* "name_[i]", made when first needed */
 };
 
 struct stk {

@@ -52,7 +52,7 @@ enum trace_rec_type {
 /* Writer defaults: a frame is closed after this much data or time. */
 #define TRACE_DEFAULT_FRAME_BYTES (256u << 10)
 #define TRACE_DEFAULT_FRAME_RECORDS 16384u
-#define TRACE_DEFAULT_FRAME_MS 1000u
+#define TRACE_DEFAULT_FRAME_MS 5000u
 #define TRACE_DEFAULT_LEVEL 9
 #define TRACE_HEADER_LEVEL 19               /* the header frame, written once */
 #define TRACE_DEFAULT_BLOCK 1024u           /* samples per SAMPLES record */
