@@ -13,6 +13,7 @@
  *   clang -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
  *     -Isrc -I. tests/fuzz/fuzz_trace.c \
  *     src/trace/trace_reader.c src/core/pq_error.c src/core/atomic_file.c \
+ *     src/core/grow.c src/core/fixed_str.c src/core/interrupt.c \
  *     -lzstd -ljansson -o fuzz_trace
  *   ./fuzz_trace tests/fuzz/corpus/trace
  *
