@@ -10,5 +10,6 @@ EXTRA_DIST += \
 	tests/fixtures/symbols/asmroutine.S \
 	tests/fixtures/symbols/libbig.c \
 	tests/fixtures/families/sha2.c \
-	tests/fixtures/families/keccak_round.S
+	tests/fixtures/families/keccak_round.S \
+	tests/fixtures/symbols/libplt.c
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;

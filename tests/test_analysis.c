@@ -43,6 +43,34 @@ KEEP void ta_outer(void)
 	ta_sink++;
 }
 
+#if defined(__x86_64__) || defined(__aarch64__)
+/*
+ * ta_inl is inlined into ta_host; the asm marks an instruction of the
+ * inlined copy and stores its address in ta_inl_site, so the test knows
+ * an address inside inlined code without reading DWARF itself.
+ */
+extern const uintptr_t ta_inl_site;
+static inline __attribute__((always_inline)) void ta_inl(void)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("1: nop\n\t.pushsection .data.rel.ro.ta_site,\"aw\"\n\t"
+	                 ".globl ta_inl_site\n\t.p2align 3\nta_inl_site: .quad 1b\n\t.popsection");
+#else
+	__asm__ volatile("1: nop\n\t.pushsection .data.rel.ro.ta_site,\"aw\"\n\t"
+	                 ".globl ta_inl_site\n\t.p2align 3\nta_inl_site: .xword 1b\n\t.popsection");
+#endif
+	ta_sink += 3;
+}
+
+KEEP void ta_host(void)
+{
+	ta_sink++;
+	ta_inl();
+	ta_sink++;
+}
+#define HAVE_INLINE_SITE 1
+#endif
+
 static char tmpdir[256];
 static char exe[PATH_MAX];
 
@@ -272,6 +300,21 @@ START_TEST(test_folded_and_exports)
 		saw |= strcmp(line, "ta_outer;ta_inner 60000\n") == 0;
 	fclose(f);
 	ck_assert_msg(saw, "no 'ta_outer;ta_inner 60000' line");
+	/* callgrind: ta_inner was counted (3 a call, 10 calls sampled) and has
+	 * one caller, so its edge carries 30 calls and 60000 inclusive. */
+	ck_assert_msg(profile_export(t, "sign", "callgrind", tpath("f.cg"), &err) == 0, "%s", err.msg);
+	f = fopen(tpath("f.cg"), "r");
+	ck_assert_ptr_nonnull(f);
+	int calls_line = 0, other_calls = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "calls=30 ", 9) == 0)
+			calls_line = 1;
+		else if (strncmp(line, "calls=", 6) == 0)
+			other_calls = 1;
+	}
+	fclose(f);
+	ck_assert_msg(calls_line, "no calls=30 line for ta_outer -> ta_inner");
+	ck_assert_msg(!other_calls, "calls= on an edge without an exact count");
 	ck_assert_int_eq(profile_flamegraph(t, NULL, tpath("f.svg"), &err), 0);
 	ck_assert_msg(profile_flamegraph_diff(t, t, "sign", tpath("d.svg"), &err) == 0, "%s", err.msg);
 	ck_assert_int_lt(profile_export(t, "sign", "pdf", tpath("x"), &err), 0);
@@ -289,6 +332,61 @@ START_TEST(test_folded_and_exports)
 	ck_assert_int_lt(profile_export(t, "keygen", "folded", tpath("x"), &err), 0);
 }
 END_TEST
+
+#ifdef HAVE_INLINE_SITE
+/* An inlined frame is marked: in the record, the text report and the exports. */
+START_TEST(test_inlined_marked)
+{
+	char t[512];
+	snprintf(t, sizeof t, "%s", tpath("in.pqt"));
+	json_t *h = header("/nonexistent/runner");
+	pq_error err;
+	trace_writer *w = trace_writer_open(t, h, &err);
+	json_decref(h);
+	ck_assert_msg(w != NULL, "%s", err.msg);
+	ck_assert_int_eq(trace_write_op_begin(w, 1, "sign", 0, 100), 0);
+	write_maps(w);
+	uint64_t a[2] = { (uint64_t)ta_inl_site, addr_of(ta_outer, 9) };
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(trace_write_sample(w, 1, 1000, 200 + i, a, 2), 0);
+	ck_assert_int_eq(trace_write_op_end(w, 1, "sign", 2, 900), 0);
+	ck_assert_int_eq(trace_writer_close(w, 1, NULL, &err), 0);
+
+	json_t *r;
+	ck_assert_msg(profile_analyze(t, "sign", NULL, &r, &err) == 0, "%s", err.msg);
+	json_t *f = fn(r, "ta_inl");
+	ck_assert_msg(f != NULL, "ta_inl not among the functions");
+	ck_assert(json_is_true(json_object_get(f, "inlined")));
+	ck_assert(json_is_false(json_object_get(fn(r, "ta_host"), "inlined")));
+	size_t i;
+	json_t *n;
+	int tree_inl = 0;
+	json_array_foreach(json_object_get(r, "tree"), i, n)
+		if (strcmp(json_string_value(json_object_get(n, "name")), "ta_inl") == 0)
+			tree_inl = json_is_true(json_object_get(n, "inlined"));
+	ck_assert(tree_inl);
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mf = open_memstream(&text, &tlen);
+	profile_text_print(mf, r, NULL);
+	fclose(mf);
+	ck_assert_msg(strstr(text, "ta_inl [inlined]") != NULL, "%s", text);
+	ck_assert(strstr(text, "ta_host [inlined]") == NULL);
+	free(text);
+	json_decref(r);
+
+	ck_assert_msg(profile_export(t, "sign", "folded", tpath("in.folded"), &err) == 0, "%s", err.msg);
+	FILE *fp = fopen(tpath("in.folded"), "r");
+	ck_assert_ptr_nonnull(fp);
+	char line[512];
+	int saw = 0;
+	while (fgets(line, sizeof line, fp))
+		saw |= strstr(line, "ta_host;ta_inl_[i] 10000") != NULL;
+	fclose(fp);
+	ck_assert_msg(saw, "no 'ta_host;ta_inl_[i]' stack in the folded export");
+}
+END_TEST
+#endif
 
 START_TEST(test_missing_module)
 {
@@ -333,6 +431,9 @@ static Suite *analysis_suite(void)
 	tcase_add_test(tc, test_record_figures);
 	tcase_add_test(tc, test_folded_and_exports);
 	tcase_add_test(tc, test_missing_module);
+#ifdef HAVE_INLINE_SITE
+	tcase_add_test(tc, test_inlined_marked);
+#endif
 	tcase_add_test(tc, test_not_a_trace);
 	suite_add_tcase(s, tc);
 	return s;

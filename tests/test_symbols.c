@@ -32,6 +32,7 @@ static char lib_dbg[PATH_MAX + 32];     /* -O2 -g */
 static char lib_nodebug[PATH_MAX + 32]; /* same, objcopy --strip-debug */
 static char lib_nog[PATH_MAX + 32];     /* same code built without -g: keeps STT_FILE */
 static char lib_big[PATH_MAX + 32];
+static char lib_plt[PATH_MAX + 32];
 static char obj_rel[PATH_MAX + 32];
 static char lib_fam[PATH_MAX + 32];     /* families fixture, -g */
 static char lib_fam_nog[PATH_MAX + 32]; /* the same without DWARF */
@@ -252,6 +253,36 @@ START_TEST(unknown_addresses)
 	ck_assert(strstr(err.msg, "/nonexistent/libgone.so") != NULL);
 	f = resolve(s, 0x500010, &n);
 	ck_assert_str_eq(f[0].function, "[libgone.so+0x3010]");
+	symbolizer_free(s);
+}
+END_TEST
+
+/*
+ * A call through the PLT lands in a stub no symbol covers; it is named
+ * after its relocation.  The stub's address comes from objdump, which
+ * labels stubs the same way.
+ */
+START_TEST(plt_stub_named)
+{
+	char cmd[PATH_MAX + 128];
+	snprintf(cmd, sizeof cmd, "objdump -d '%s' | sed -n 's/^\\([0-9a-f]*\\) <plt_target@plt>:$/\\1/p'",
+	         lib_plt);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	unsigned long long stub = 0;
+	int got = fscanf(p, "%llx", &stub);
+	pclose(p);
+	ck_assert_msg(got == 1 && stub != 0, "objdump shows no plt_target@plt stub in %s", lib_plt);
+	struct symbolizer *s = synthetic(lib_plt);
+	int n;
+	const struct sym_frame *f = resolve(s, SYN_BASE + stub + 4, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(f[0].function, "plt_target@plt");
+	ck_assert_str_eq(f[0].module, "libplt.so");
+	ck_assert_uint_eq(f[0].offset, 4);
+	/* The functions themselves keep their names. */
+	f = resolve(s, SYN_BASE + vaddr_of(lib_plt, "plt_caller"), &n);
+	ck_assert_str_eq(f[n - 1].function, "plt_caller");
 	symbolizer_free(s);
 }
 END_TEST
@@ -495,6 +526,7 @@ static int build_fixtures(void)
 	snprintf(lib_nodebug, sizeof lib_nodebug, "%s/libsym-nodebug.so", workdir);
 	snprintf(lib_nog, sizeof lib_nog, "%s/libsym-nog.so", workdir);
 	snprintf(lib_big, sizeof lib_big, "%s/libbig.so", workdir);
+	snprintf(lib_plt, sizeof lib_plt, "%s/libplt.so", workdir);
 	snprintf(obj_rel, sizeof obj_rel, "%s/libbig.o", workdir);
 	const char *w = workdir, *s = srcdir;
 	/* The .S is assembled on its own, as a build would, so its object
@@ -505,6 +537,7 @@ static int build_fixtures(void)
 	    shell("%s --strip-debug %s %s", objcopy, lib_dbg, lib_nodebug) ||
 	    shell("%s -shared -fPIC -O2 -o %s %s/libsym.c %s/nog/asmroutine.o", cc, lib_nog, s, w) ||
 	    shell("%s -shared -fPIC -O2 -o %s %s/libbig.c", cc, lib_big, s) ||
+	    shell("%s -shared -fPIC -O1 -fno-inline -o %s %s/libplt.c", cc, lib_plt, s) ||
 	    shell("%s -fPIC -O2 -c -o %s %s/libbig.c", cc, obj_rel, s) ||
 	    shell("head -c 3000 %s > %s/truncated.so", lib_big, w))
 		return -1;
@@ -592,6 +625,7 @@ static Suite *symbols_suite(void)
 	tcase_add_test(tc, asm_routine_not_label_with_dwarf);
 	tcase_add_test(tc, asm_routine_not_label_without_dwarf);
 	tcase_add_test(tc, unknown_addresses);
+	tcase_add_test(tc, plt_stub_named);
 	tcase_add_test(tc, build_id_mismatch_refused);
 	tcase_add_test(tc, real_mappings_load_bias);
 	tcase_add_test(tc, million_cached_resolutions);

@@ -16,15 +16,18 @@ tests_fuzz_fuzz_trace_replay_LDADD = libpqprof.a $(DEP_LIBS)
 EXTRA_DIST += \
 	tests/fuzz/corpus/trace/valid_small.pqt \
 	tests/fuzz/corpus/trace/valid_frames.pqt \
+	tests/fuzz/corpus/trace/valid_v2.pqt \
 	tests/fuzz/corpus/trace/incomplete.pqt \
 	tests/fuzz/corpus/trace/raw_small.bin \
+	tests/fuzz/corpus/trace/raw_v2.bin \
 	tests/fuzz/corpus/trace/raw_frames.bin
 
 # The libFuzzer build: "make fuzz-trace" (needs clang), then
 #   ./tests/fuzz/fuzz_trace -max_len=16384 tests/fuzz/corpus/trace
 if HAVE_CLANG
 FUZZ_TRACE_SRCS = tests/fuzz/fuzz_trace.c src/trace/trace_reader.c \
-	src/core/pq_error.c src/core/atomic_file.c
+	src/core/pq_error.c src/core/atomic_file.c src/core/grow.c src/core/fixed_str.c \
+	src/core/interrupt.c
 fuzz-trace: $(FUZZ_TRACE_SRCS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(AM_CPPFLAGS) $(ZSTD_CFLAGS) \
 		$(JANSSON_CFLAGS) $(addprefix $(srcdir)/,$(FUZZ_TRACE_SRCS)) \

@@ -61,9 +61,14 @@ static void print_summary(const char *trace, const struct profile_summary *sum)
 	       sum->freq ? (unsigned long long)sum->freq : sum->period);
 	for (int i = 0; i < sum->nops; i++) {
 		const struct profile_op_summary *o = &sum->ops[i];
-		printf("  %-8s %8llu samples, %llu calls in %u run(s), %.2f s in calls, lost %llu",
+		printf("  %-8s %8llu samples, %llu calls in %u run(s), %.2f s in calls; ",
 		       pq_op_name(o->op), (unsigned long long)o->samples, (unsigned long long)o->calls,
-		       o->runs, o->seconds, (unsigned long long)o->lost);
+		       o->runs, o->seconds);
+		if (sum->freq)
+			printf("requested %u Hz, ", sum->freq);
+		printf("achieved %.0f Hz; lost %llu, throttled %llu",
+		       o->seconds > 0 ? (double)o->samples / o->seconds : 0.0,
+		       (unsigned long long)o->lost, (unsigned long long)o->throttles);
 		if (o->truncated)
 			printf(", %llu stacks truncated by the unwinder", (unsigned long long)o->truncated);
 		printf("\n");

@@ -97,9 +97,15 @@ static void print_header(const json_t *h)
 static void print_counts(const struct trace_read_stats *st)
 {
 	printf("records:   ");
-	for (int t = 1; t <= TRACE_REC_TYPE_MAX; t++)
-		printf(" %s %" PRIu64 "%s", trace_rec_type_name((enum trace_rec_type)t), st->by_type[t],
-		       t < TRACE_REC_TYPE_MAX ? "," : "\n");
+	const char *sep = " ";
+	for (int t = 1; t <= TRACE_REC_TYPE_MAX; t++) {
+		const char *name = trace_rec_type_name((enum trace_rec_type)t);
+		if (strcmp(name, "UNKNOWN") == 0)
+			continue;
+		printf("%s%s %" PRIu64, sep, name, st->by_type[t]);
+		sep = ", ";
+	}
+	putchar('\n');
 	if (st->skipped)
 		printf("skipped:    %" PRIu64 " records of a newer format\n", st->skipped);
 }
@@ -178,6 +184,12 @@ static int dump_record(const struct trace_record *rec, void *ctx)
 		break;
 	case TRACE_REC_END:
 		printf(" samples=%" PRIu64 " records=%" PRIu64, rec->u.end.samples, rec->u.end.records);
+		printf(" lost=%" PRIu64 " throttles=%" PRIu64 " unthrottles=%" PRIu64 " active_ns=%" PRIu64
+		       " requested_hz=%" PRIu64, rec->u.end.lost, rec->u.end.throttles,
+		       rec->u.end.unthrottles, rec->u.end.active_ns, rec->u.end.requested_hz);
+		break;
+	case TRACE_REC_FRAME:
+		printf(" index=%" PRIu64, rec->u.frame.index);
 		break;
 	case TRACE_REC_UNWIND_STATS:
 		printf(" op=%" PRIu64 " stacks=%" PRIu64 " complete=%" PRIu64 " incomplete=%" PRIu64

@@ -132,6 +132,10 @@ static int space_finalize(struct analysis *a, size_t si, pq_error *err)
 	s->canon = si;
 	if (!(s->sym = symbolizer_new()))
 		return oom(err);
+	/* Inline chains and lines matter in the instance; the runner, libc and
+	 * the rest are named from their symbol tables, their DWARF never read. */
+	if (a->lib_base[0] && symbolizer_dwarf_only_for(s->sym, a->lib_base) < 0)
+		return oom(err);
 	a->st.symbolizers++;
 	for (size_t i = 0; i < s->nmaps; i++)
 		register_module(a, s->sym, &s->maps[i]);
@@ -295,6 +299,7 @@ static int read_trace(struct analysis *a, trace_reader *r, pq_error *err)
 		if (rc < 0)
 			return rc;
 	}
+	trace_reader_stats(r, &a->trace_st);
 	if (k < 0) {
 		/* What came before the damage is still good data. */
 		if (a->st.samples == 0) {
@@ -329,6 +334,7 @@ static uint32_t func_id(struct analysis *a, const struct sym_frame *f)
 		id = (uint32_t)v;
 	} else if (grow(&a->funcs, &a->capfuncs, a->nfuncs + 1, sizeof *a->funcs) == 0) {
 		struct afunc *fn = &a->funcs[a->nfuncs];
+		memset(fn, 0, sizeof *fn);
 		fn->name = strdup(f->function);
 		fn->module = f->module ? strdup(f->module) : NULL;
 		fn->in_lib = f->module && strcmp(f->module, a->lib_base) == 0;
@@ -383,6 +389,10 @@ static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint
 			return oom(err);
 		a->af[a->naf++] = (struct aframe){ id, fr[i].line, source_display(a, fr[i].file), fr[i].file,
 		                                   fr[i].inlined };
+		if (fr[i].inlined)
+			a->funcs[id].seen_inlined = 1;
+		else
+			a->funcs[id].seen_outline = 1;
 		r->n++;
 	}
 	*out = (uint32_t)a->nres++;
@@ -390,6 +400,21 @@ static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint
 	return strmap_put(&s->addr, key, klen, *out) < 0 ? oom(err) : 0;
 }
 
+/* Is the module mapped at ip (a return address when j > 0) named base? */
+static int module_is(const struct space *s, uint64_t ip, uint32_t j, const char *base)
+{
+	const char *m = symbolizer_module_at(s->sym, j && ip ? ip - 1 : ip);
+	return m && strcmp(m, base) == 0;
+}
+
+/*
+ * Symbolize what the report shows: each stack up to its outermost frame
+ * in the instance library (the runner and libc frames outside it are cut
+ * anyway), nothing of the harness's own stacks (only counted), all of a
+ * stack that never enters the instance.  Which module an address is in
+ * comes from the mappings alone, so modules only outside the instance
+ * (libc, the runner) never have their symbols or DWARF loaded.
+ */
 static int symbolize_all(struct analysis *a, pq_error *err)
 {
 	for (size_t i = 0; i < a->nstks; i++) {
@@ -397,7 +422,24 @@ static int symbolize_all(struct analysis *a, pq_error *err)
 		struct space *s = &a->spaces[k->space];
 		k->xoff = a->nxf;
 		k->xn = 0;
-		for (uint32_t j = 0; j < k->n; j++) {
+		uint32_t upto = k->n;   /* addresses [0, upto) get symbolized */
+		int lib_seen = 0, runner_seen = 0;
+		for (uint32_t j = k->n; j-- > 0;) {
+			uint64_t ip = a->ips[k->ipoff + j];
+			if (module_is(s, ip, j, a->lib_base)) {
+				upto = j + 1;
+				lib_seen = 1;
+				k->outer_in_lib = j + 1 == k->n;
+				break;
+			}
+			runner_seen |= module_is(s, ip, j, a->runner_base);
+		}
+		if (!lib_seen && runner_seen) {
+			k->harness = 1;
+			k->keep = 0;
+			continue;
+		}
+		for (uint32_t j = 0; j < upto; j++) {
 			uint64_t ip = a->ips[k->ipoff + j];
 			uint32_t ri = 0;
 			/* Return addresses are looked up inside their call instruction. */
@@ -423,6 +465,8 @@ static int symbolize_all(struct analysis *a, pq_error *err)
 			in_runner |= fn->in_runner;
 		}
 		k->harness = !in_lib && in_runner;
+		if (!lib_seen && in_lib && k->xn)
+			k->outer_in_lib = a->funcs[a->af[a->xf[k->xoff + k->xn - 1]].func].in_lib;
 	}
 	return 0;
 }
@@ -538,6 +582,7 @@ void analysis_close(struct analysis *a)
 	free(a->ops);
 	for (size_t i = 0; i < a->nfuncs; i++) {
 		free(a->funcs[i].name);
+		free(a->funcs[i].iname);
 		free(a->funcs[i].module);
 	}
 	free(a->funcs);
@@ -595,6 +640,15 @@ void analysis_get_stats(const struct analysis *a, struct analysis_stats *st)
 
 /* ---- folded stacks for the exporters ---- */
 
+/* Suffix of an inlined copy's frame name in the exports. */
+#define INLINED_SUFFIX "_[i]"
+
+static const char *header_str_or(const json_t *h, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(h, key));
+	return s ? s : dflt;
+}
+
 int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 {
 	*out = a->folded;
@@ -616,7 +670,23 @@ int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 		}
 		for (uint32_t j = 0; j < k->keep; j++) {
 			const struct aframe *af = &a->af[a->xf[k->xoff + k->keep - 1 - j]];
-			fr[j] = (struct folded_frame){ a->funcs[af->func].name, af->file, af->line };
+			struct afunc *fn = &a->funcs[af->func];
+			const char *name = fn->name;
+			/* An inlined copy is its own frame in every export, marked
+			 * the way FlameGraph marks one (and colours it). */
+			if (af->inlined) {
+				if (!fn->iname) {
+					size_t l = strlen(fn->name);
+					fn->iname = malloc(l + sizeof INLINED_SUFFIX);
+					if (fn->iname) {
+						memcpy(fn->iname, fn->name, l);
+						memcpy(fn->iname + l, INLINED_SUFFIX, sizeof INLINED_SUFFIX);
+					}
+				}
+				if (fn->iname)
+					name = fn->iname;
+			}
+			fr[j] = (struct folded_frame){ name, af->file, af->line };
 		}
 		if (folded_add(f, a->ops[k->op].name, fr, k->keep, k->weight, err) < 0) {
 			free(fr);
@@ -625,6 +695,29 @@ int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 		}
 	}
 	free(fr);
+	/* Exact call counts (uprobes) where the profiler measured them and they
+	 * were the same in every counted call: per op times the ops sampled. */
+	int per_run = strcmp(header_str_or(a->header, "op_markers", "per-call"), "per-run") == 0;
+	for (size_t i = 0; i < a->nops; i++) {
+		const struct opinfo *o = &a->ops[i];
+		uint64_t ops = per_run ? o->max_end : o->ends;
+		json_t *c = json_object_get(json_object_get(a->header, "calls"), o->name);
+		if (!ops || !json_is_true(json_object_get(c, "available")))
+			continue;
+		size_t j;
+		json_t *fn;
+		json_array_foreach(json_object_get(c, "functions"), j, fn) {
+			const char *name = json_string_value(json_object_get(fn, "name"));
+			json_t *mn = json_object_get(fn, "min"), *mx = json_object_get(fn, "max");
+			if (!name || !json_is_integer(mn) || !json_is_integer(mx) ||
+			    json_integer_value(mn) != json_integer_value(mx) || json_integer_value(mn) < 0)
+				continue;
+			if (folded_set_calls(f, o->name, name, (uint64_t)json_integer_value(mn) * ops) < 0) {
+				folded_free(f);
+				return oom(err);
+			}
+		}
+	}
 	*out = a->folded = f;
 	return 0;
 }

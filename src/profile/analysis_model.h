@@ -17,6 +17,7 @@
 #include "core/pq_error.h"
 #include "profile/analysis.h"
 #include "trace/strmap.h"
+#include "trace/trace_reader.h"
 #include "trace/trace_format.h"
 
 #define NONE ((size_t)-1)
@@ -58,6 +59,8 @@ struct afunc {
 	char *module;               /* NULL for "[unknown]" */
 	int in_lib;
 	int in_runner;              /* the pqprof-runner executable */
+	int seen_inlined, seen_outline;  /* frames met as an inlined copy / out of line */
+	char *iname;                /* "name_[i]", made when first needed */
 };
 
 struct stk {
@@ -70,6 +73,8 @@ struct stk {
 	uint32_t keep;              /* frames kept after dropping the runner's */
 	int harness;                /* no instance frame, but runner frames: the
 	                             * enable/disable ioctls and the call wrapper */
+	int outer_in_lib;           /* the stack's outermost address is in the
+	                             * instance: unwinding stopped inside it */
 };
 
 struct opinfo {
@@ -96,6 +101,7 @@ struct analysis {
 	struct opinfo *ops;
 	size_t nops, capops, cur_op;
 	uint64_t lost_outside_ops;
+	struct trace_read_stats trace_st;  /* the reader's totals, END record included */
 
 	struct stk *stks;
 	size_t nstks, capstks;

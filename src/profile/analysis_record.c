@@ -32,6 +32,7 @@ struct line_hit {
 struct tree_node {
 	uint32_t func, parent;
 	uint64_t count;
+	int inlined;                /* the function's code was inlined here */
 };
 
 struct tree {
@@ -45,7 +46,8 @@ static int tree_add(struct tree *t, const struct analysis *a, const struct stk *
 	uint32_t parent = 0;
 	t->n[0].count += k->count;
 	for (uint32_t j = k->keep; j-- > 0;) {
-		uint32_t f = a->af[a->xf[k->xoff + j]].func;
+		const struct aframe *af = &a->af[a->xf[k->xoff + j]];
+		uint32_t f = af->func;
 		char key[17];
 		size_t klen = int_key(key, (uint64_t)parent << 32 | f), v;
 		uint32_t node;
@@ -55,11 +57,12 @@ static int tree_add(struct tree *t, const struct analysis *a, const struct stk *
 			if (grow(&t->n, &t->cap, t->nn + 1, sizeof *t->n) < 0)
 				return -1;
 			node = (uint32_t)t->nn++;
-			t->n[node] = (struct tree_node){ f, parent, 0 };
+			t->n[node] = (struct tree_node){ f, parent, 0, 0 };
 			if (strmap_put(&t->idx, key, klen, node) < 0)
 				return -1;
 		}
 		t->n[node].count += k->count;
+		t->n[node].inlined |= af->inlined;
 		parent = node;
 	}
 	return 0;
@@ -95,10 +98,11 @@ static void tree_walk(struct tree_emit *e, uint32_t node, int depth)
 		if (n->parent != node || n->count < e->min)
 			break;
 		const struct afunc *f = &e->a->funcs[n->func];
-		json_array_append_new(e->out, json_pack("{s:i, s:s, s:s?, s:I, s:f}", "depth", depth,
+		json_array_append_new(e->out, json_pack("{s:i, s:s, s:s?, s:I, s:f, s:b}", "depth", depth,
 		                                        "name", f->name, "module", f->module, "samples",
 		                                        (json_int_t)n->count, "share",
-		                                        (double)n->count / (double)e->total));
+		                                        (double)n->count / (double)e->total,
+		                                        "inlined", n->inlined));
 		if (depth + 1 < e->maxdepth)
 			tree_walk(e, c, depth + 1);
 	}
@@ -221,6 +225,23 @@ static json_t *units_or_null(double share, double upo)
 	return upo > 0 ? json_real(share * upo) : json_null();
 }
 
+/*
+ * How sampling went over the whole trace, from its END record (traces
+ * of format 1.x do not say: null).
+ */
+static json_t *sampling_json(const struct analysis *a)
+{
+	const struct trace_read_stats *t = &a->trace_st;
+	if (!t->run_known)
+		return json_null();
+	double secs = (double)t->run_active_ns * 1e-9;
+	return json_pack("{s:I, s:o, s:f, s:I, s:I, s:I}", "requested_hz", (json_int_t)t->run_requested_hz,
+	                 "achieved_hz", secs > 0 ? json_real((double)t->samples / secs) : json_null(),
+	                 "active_seconds", secs, "lost", (json_int_t)t->run_lost,
+	                 "throttled", (json_int_t)t->run_throttles,
+	                 "unthrottled", (json_int_t)t->run_unthrottles);
+}
+
 static json_t *functions_json(const struct analysis *a, const struct op_tally *t, uint64_t samples,
                               double upo)
 {
@@ -249,7 +270,9 @@ static json_t *functions_json(const struct analysis *a, const struct op_tally *t
 		if (!pick[f])
 			continue;
 		const struct afunc *fn = &a->funcs[f];
-		json_t *o = json_pack("{s:s, s:s?}", "name", fn->name, "module", fn->module);
+		/* "inlined": every sampled frame of it was an inlined copy. */
+		json_t *o = json_pack("{s:s, s:s?, s:b}", "name", fn->name, "module", fn->module, "inlined",
+		                      fn->seen_inlined && !fn->seen_outline);
 		share_pack(t->self[f], samples, "self", o);
 		share_pack(t->incl[f], samples, "incl", o);
 		double ss = samples ? (double)t->self[f] / (double)samples : 0;
@@ -497,7 +520,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 		rc = oom(err);
 		goto out;
 	}
-	tr.n[0] = (struct tree_node){ NO_FUNC, 0, 0 };
+	tr.n[0] = (struct tree_node){ NO_FUNC, 0, 0, 0 };
 	tr.nn = 1;
 	int count_truncated = strcmp(a->callgraph, "none") != 0;
 	uint64_t samples = 0, weight = 0, harness = 0;
@@ -522,7 +545,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 				t.incl[f] += k->count;
 			}
 		}
-		if (count_truncated && a->funcs[a->af[x[k->xn - 1]].func].in_lib)
+		if (count_truncated && k->outer_in_lib)
 			t.truncated += k->count;
 		if (grow(&names, &capnames, k->xn, sizeof *names) < 0) {
 			rc = oom(err);
@@ -567,6 +590,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_object_set_new(r, "harness_samples", json_integer((json_int_t)harness));
 	json_object_set_new(r, "trace_samples", json_integer((json_int_t)o->samples));
 	json_object_set_new(r, "lost", json_integer((json_int_t)o->lost));
+	json_object_set_new(r, "sampling", sampling_json(a));
 	json_object_set_new(r, "truncated", json_integer((json_int_t)t.truncated));
 	json_object_set_new(r, "runs", json_integer((json_int_t)o->runs));
 	json_object_set_new(r, "ops", json_integer((json_int_t)ops));

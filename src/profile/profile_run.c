@@ -139,6 +139,7 @@ struct recorder {
 	trace_writer *w;
 	struct build_id_cache ids;
 	struct profile_summary *sum;
+	struct trace_run_info run;  /* totals for the trace's END record */
 };
 
 struct pending_mmap {
@@ -282,7 +283,18 @@ static int go_live(struct run *r, pq_error *err)
 		json_t *h = make_header(r);
 		if (!h)
 			return pq_fail(err, PQ_ENOMEM, "out of memory");
-		rec->w = trace_writer_open(rec->trace_path, h, err);
+		/* Sample times to a fiftieth of the sampling interval, rounded down
+		 * to a power of ten ns (10 us at 1999 Hz): far finer than the
+		 * samples are apart, and it keeps a sample near a byte or two. */
+		struct trace_writer_opts wo = { 0 };
+		if (r->sp.freq) {
+			unsigned step = 1000000000u / r->sp.freq / 50u, u = 1;
+			while (u * 10 <= step && u < 1000000u)
+				u *= 10;
+			wo.time_unit_ns = u;
+		}
+		rec->run.requested_hz = r->sp.freq;
+		rec->w = trace_writer_open_opts(rec->trace_path, h, &wo, err);
 		json_decref(h);
 		if (!rec->w)
 			return -err->code;
@@ -464,6 +476,12 @@ static int run_child(struct recorder *rec, enum pq_op op, double seconds, uint64
 			trace_write_lost(rec->w, r.sp.stats.lost);
 		trace_write_op_end(rec->w, (uint64_t)op, pq_op_name(op), calls_before + calls, mono_ns());
 	}
+	if (rc == 0)
+		rec->run.active_ns += (uint64_t)(json_number_value(json_object_get(res.done, "seconds_in_calls")) * 1e9);
+	rec->run.lost += r.sp.stats.lost;
+	rec->run.throttles += r.sp.stats.throttles;
+	rec->run.unthrottles += r.sp.stats.unthrottles;
+	os->throttles += r.sp.stats.throttles;
 	os->samples += r.samples;
 	os->lost += r.sp.stats.lost;
 	os->truncated += r.truncated;
@@ -761,6 +779,7 @@ int profile_record(const struct profile_opts *o, const char *trace_path,
 	}
 	if (rec.w) {
 		pq_error cerr;
+		trace_writer_set_run(rec.w, &rec.run);
 		int c = trace_writer_close(rec.w, rc == 0, &sum->trace, &cerr);
 		if (c < 0 && rc == 0) {
 			*err = cerr;

@@ -72,6 +72,7 @@ struct profile_opts {
 struct profile_op_summary {
 	enum pq_op op;
 	uint64_t samples, lost, calls;
+	uint64_t throttles;            /* PERF_RECORD_THROTTLE records */
 	uint64_t truncated;            /* dwarf mode: stacks the unwinder truncated */
 	struct trace_unwind_stats unwind; /* dwarf mode: how frames were recovered */
 	unsigned runs;                 /* children */

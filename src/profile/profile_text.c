@@ -40,7 +40,9 @@ static void pct_ci(char *buf, size_t len, double share, double lo, double hi)
 static void func_label(char *buf, size_t len, const json_t *f)
 {
 	const char *m = str(f, "module", NULL);
-	snprintf(buf, len, "%s%s%s%s", str(f, "name", "?"), m ? " (" : "", m ? m : "", m ? ")" : "");
+	snprintf(buf, len, "%s%s%s%s%s", str(f, "name", "?"),
+	         json_is_true(json_object_get(f, "inlined")) ? " [inlined]" : "", m ? " (" : "",
+	         m ? m : "", m ? ")" : "");
 }
 
 static int cmp_desc(const void *x, const void *y, void *key)
@@ -109,7 +111,8 @@ static void call_tree(FILE *out, const json_t *rec)
 	json_t *n;
 	json_array_foreach(tree, i, n) {
 		int d = (int)inum(n, "depth");
-		fprintf(out, "  %5.1f%% %*s%s\n", 100 * num(n, "share"), 2 * d, "", str(n, "name", "?"));
+		fprintf(out, "  %5.1f%% %*s%s%s\n", 100 * num(n, "share"), 2 * d, "", str(n, "name", "?"),
+		        json_is_true(json_object_get(n, "inlined")) ? " [inlined]" : "");
 	}
 }
 
@@ -213,6 +216,18 @@ void profile_text_print(FILE *out, const json_t *rec, const struct profile_text_
 		        "frames by CFI %lld, frame pointer %lld, stack scan %lld, stitched %lld\n",
 		        inum(uw, "complete"), inum(uw, "stacks"), 100 * num(uw, "incomplete_share"),
 		        inum(fr, "cfi"), inum(fr, "frame_pointer"), inum(fr, "scan"), inum(fr, "stitched"));
+	}
+	const json_t *smp = json_object_get(rec, "sampling");
+	if (json_is_object(smp)) {
+		fprintf(out, "   sampling: ");
+		if (inum(smp, "requested_hz"))
+			fprintf(out, "requested %lld Hz, ", inum(smp, "requested_hz"));
+		if (json_is_number(json_object_get(smp, "achieved_hz")))
+			fprintf(out, "achieved %.0f Hz", num(smp, "achieved_hz"));
+		else
+			fprintf(out, "achieved rate unknown");
+		fprintf(out, "; lost %lld, throttled %lld", inum(smp, "lost"), inum(smp, "throttled"));
+		fprintf(out, "\n");
 	}
 	size_t i;
 	json_t *w;

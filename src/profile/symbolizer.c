@@ -187,6 +187,7 @@ struct symbolizer {
 	struct arena arena;
 	struct strset strings;
 	struct sym_frame unknown;       /* the shared "[unknown]" frame */
+	const char *dwarf_only;         /* interned module basename, or NULL: all */
 	uint64_t lookups, misses;
 };
 
@@ -491,6 +492,89 @@ static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
 }
 
 /*
+ * PLT stubs, which no symbol covers: "name@plt" for each entry, named
+ * after the dynamic symbol of its jump-slot relocation.  x86-64 and
+ * AArch64 lay entries out in relocation order: in .plt.sec when the
+ * object has one (16 bytes each, IBT), else in .plt after its header
+ * (16 bytes on x86-64, 32 on AArch64), 16 bytes each.  Appends to
+ * mod->syms (room for *cap entries, grown here); returns how many were
+ * added, or -PQ_ENOMEM.
+ */
+static long add_plt_symbols(struct symbolizer *sym, struct module *mod, size_t cnt, size_t *cap)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod->dwfl_mod, &bias);
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	uint64_t header;
+	if (eh.e_machine == EM_X86_64)
+		header = 16;
+	else if (eh.e_machine == EM_AARCH64)
+		header = 32;
+	else
+		return 0;
+	GElf_Shdr plt = { 0 }, pltsec = { 0 }, rela = { 0 };
+	Elf_Scn *rela_scn = NULL, *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!nm)
+			continue;
+		if (strcmp(nm, ".plt") == 0)
+			plt = sh;
+		else if (strcmp(nm, ".plt.sec") == 0)
+			pltsec = sh;
+		else if (strcmp(nm, ".rela.plt") == 0 && sh.sh_type == SHT_RELA) {
+			rela = sh;
+			rela_scn = scn;
+		}
+	}
+	if (!rela_scn || !plt.sh_size || !rela.sh_entsize)
+		return 0;
+	uint64_t base = pltsec.sh_size ? pltsec.sh_addr : plt.sh_addr + header;
+	uint64_t limit = pltsec.sh_size ? pltsec.sh_addr + pltsec.sh_size : plt.sh_addr + plt.sh_size;
+	Elf_Scn *dynsym = elf_getscn(elf, rela.sh_link);
+	GElf_Shdr dsh;
+	Elf_Data *rd = elf_getdata(rela_scn, NULL);
+	Elf_Data *sd = dynsym ? elf_getdata(dynsym, NULL) : NULL;
+	if (!rd || !sd || !gelf_getshdr(dynsym, &dsh))
+		return 0;
+	size_t nrel = rela.sh_size / rela.sh_entsize;
+	if (pq_grow(&mod->syms, cap, cnt + nrel, sizeof *mod->syms, 16) < 0)
+		return -PQ_ENOMEM;
+	long added = 0;
+	for (size_t i = 0; i < nrel; i++) {
+		uint64_t at = base + 16 * i;
+		if (at + 16 > limit)
+			break;
+		GElf_Rela rl;
+		GElf_Sym ds;
+		if (!gelf_getrela(rd, (int)i, &rl) || !gelf_getsym(sd, (int)GELF_R_SYM(rl.r_info), &ds))
+			continue;
+		const char *name = elf_strptr(elf, dsh.sh_link, ds.st_name);
+		if (!name || !name[0])
+			continue;
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s@plt", name);
+		struct sym_entry *e = &mod->syms[cnt + (size_t)added];
+		memset(e, 0, sizeof *e);
+		e->start = at + bias;
+		e->end = e->start + 16;
+		e->sized = true;
+		e->rank = 1;
+		e->name = intern(&sym->strings, buf);
+		if (!e->name)
+			return -PQ_ENOMEM;
+		added++;
+	}
+	return added;
+}
+
+/*
  * Build the module's sorted symbol table.  Sized symbols cover
  * [start, start+size); sizeless ones (assembly) run to the next symbol or
  * the end of their section.  Aliases collapse to the best-ranked name.
@@ -499,9 +583,10 @@ static int load_symbols(struct symbolizer *sym, struct module *mod)
 {
 	mod->syms_loaded = true;
 	int n = dwfl_module_getsymtab(mod->dwfl_mod);
-	if (n <= 1)
-		return 0;
-	mod->syms = calloc((size_t)n, sizeof *mod->syms);
+	if (n < 1)
+		n = 1;
+	size_t cap = (size_t)n;
+	mod->syms = calloc(cap, sizeof *mod->syms);
 	mod->hints = calloc((size_t)n, sizeof *mod->hints);
 	if (!mod->syms || !mod->hints)
 		return -PQ_ENOMEM;
@@ -547,6 +632,10 @@ static int load_symbols(struct symbolizer *sym, struct module *mod)
 			return -PQ_ENOMEM;
 		cnt++;
 	}
+	long plt = add_plt_symbols(sym, mod, cnt, &cap);
+	if (plt < 0)
+		return (int)plt;
+	cnt += (size_t)plt;
 	qsort(mod->syms, cnt, sizeof *mod->syms, by_start_then_rank);
 	qsort(mod->hints, mod->nhints, sizeof *mod->hints, hint_by_addr);
 
@@ -822,8 +911,10 @@ static int resolve_in_module(struct symbolizer *sym, struct module *mod, uint64_
 		return -PQ_ENOMEM;
 	const struct sym_entry *se = lookup_symbol(mod, addr);
 	Dwarf_Addr dbias = 0;
-	Dwarf_Die *cudie = module_cudie(mod, addr, &dbias);
-	int n = dwarf_chain(sym, mod, addr, se, cudie, dbias, r);
+	/* Interned strings: equal names are the same pointer. */
+	bool dwarf = !sym->dwarf_only || sym->dwarf_only == mod->name;
+	Dwarf_Die *cudie = dwarf ? module_cudie(mod, addr, &dbias) : NULL;
+	int n = dwarf ? dwarf_chain(sym, mod, addr, se, cudie, dbias, r) : 0;
 	if (n != 0)
 		return n < 0 ? n : 0;
 	if (!se)
@@ -856,6 +947,20 @@ static const struct mapping *mapping_at(const struct symbolizer *sym, uint64_t a
 		if (sym->maps[i].start <= addr && addr < sym->maps[i].end)
 			return &sym->maps[i];
 	return NULL;
+}
+
+int symbolizer_dwarf_only_for(struct symbolizer *sym, const char *basename)
+{
+	sym->dwarf_only = NULL;
+	if (basename && !(sym->dwarf_only = intern(&sym->strings, basename)))
+		return -PQ_ENOMEM;
+	return 0;
+}
+
+const char *symbolizer_module_at(const struct symbolizer *sym, uint64_t addr)
+{
+	const struct mapping *m = mapping_at(sym, addr);
+	return m ? m->name : NULL;
 }
 
 static int resolve_uncached(struct symbolizer *sym, uint64_t addr, struct resolution *r)

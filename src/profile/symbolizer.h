@@ -100,6 +100,22 @@ int symbolizer_add_module(struct symbolizer *sym, const char *path,
 int symbolizer_resolve(struct symbolizer *sym, uint64_t addr,
 		       const struct sym_frame **frames, int *nframes);
 
+/*
+ * Read DWARF (inline chains, source lines) only for the module whose
+ * basename is BASENAME (NULL: every module, the default); every other
+ * module is named from its symbol table alone, so its debugging
+ * information (often a large compressed debug file, as for libc) is
+ * never loaded.  Call before resolving.  0, or -PQ_ENOMEM.
+ */
+int symbolizer_dwarf_only_for(struct symbolizer *sym, const char *basename);
+
+/*
+ * Basename of the module mapped at ADDR, or NULL: from the mappings
+ * alone, without reading symbols or debugging information.  The string
+ * belongs to the symbolizer.
+ */
+const char *symbolizer_module_at(const struct symbolizer *sym, uint64_t addr);
+
 void symbolizer_get_stats(const struct symbolizer *sym, struct symbolizer_stats *st);
 
 #endif

@@ -87,7 +87,18 @@ static long split_stack(const char *stack, struct strmap *names, size_t **ids, s
 	return (long)n;
 }
 
-static json_t *speedscope_profile(const char *name, const struct folded_view *v,
+/*
+ * speedscope's unit for the weights: the profiler's clock events weigh
+ * samples in ns ("ns"); cycles and plain counts have no speedscope unit.
+ */
+static const char *speedscope_unit(const char *event)
+{
+	if (strcmp(event, "ns") == 0 || strcmp(event, "cpu-clock") == 0 || strcmp(event, "task-clock") == 0)
+		return "nanoseconds";
+	return "none";
+}
+
+static json_t *speedscope_profile(const char *name, const char *unit, const struct folded_view *v,
                                   struct strmap *frames, size_t **ids, size_t *cap)
 {
 	json_t *p = json_object();
@@ -96,7 +107,7 @@ static json_t *speedscope_profile(const char *name, const struct folded_view *v,
 		goto oom;
 	json_object_set_new(p, "type", json_string("sampled"));
 	json_object_set_new(p, "name", json_string(name));
-	json_object_set_new(p, "unit", json_string("none"));
+	json_object_set_new(p, "unit", json_string(unit));
 	json_object_set_new(p, "startValue", json_integer(0));
 	json_object_set_new(p, "endValue", json_integer((json_int_t)v->total));
 	for (size_t i = 0; i < v->n; i++) {
@@ -134,7 +145,7 @@ static json_t *speedscope_doc(const folded *f, const char *op, const char *name,
 		r = folded_view_make(f, f->ops[i].name, &v, err);
 		if (r < 0)
 			break;
-		json_t *p = speedscope_profile(f->ops[i].name, &v, &frames, &ids, &cap);
+		json_t *p = speedscope_profile(f->ops[i].name, speedscope_unit(f->event), &v, &frames, &ids, &cap);
 		folded_view_free(&v);
 		if (!p)
 			r = pq_fail(err, PQ_ENOMEM, "speedscope: out of memory");
@@ -285,8 +296,21 @@ static void cg_event_name(const char *event, char *out, size_t cap)
 		snprintf(out, cap, "Samples");
 }
 
+/*
+ * An edge gets calls= (and so its inclusive cost) only when the callee's
+ * calls in op were counted exactly and this edge is the callee's only
+ * caller, so the count is the edge's.  Sampling cannot count calls.
+ */
+static int cg_edge_calls(const folded *f, const char *op, const struct callgrind *cg,
+                         const size_t *callers, const struct cg_edge *ed, uint64_t *calls)
+{
+	if (!op || callers[ed->callee] != 1)
+		return 0;
+	return folded_get_calls(f, op, cg->funcs.keys[ed->callee], calls);
+}
+
 static void cg_write(FILE *fp, const folded *f, const char *op, const struct callgrind *cg,
-                     uint64_t total)
+                     const size_t *callers, uint64_t total)
 {
 	char ev[64];
 	cg_event_name(f->event, ev, sizeof ev);
@@ -298,14 +322,20 @@ static void cg_write(FILE *fp, const folded *f, const char *op, const struct cal
 		unsigned line;
 		const char *file = folded_func_file(f, cg->funcs.keys[fn], &line);
 		fprintf(fp, "\nfl=%s\nfn=%s\n", file ? file : "???", cg->funcs.keys[fn]);
-		if (cg->self[fn] || e >= cg->nedges || cg->edges[e].caller != fn)
+		size_t first = e, shown = 0;
+		uint64_t calls;
+		for (size_t k = first; k < cg->nedges && cg->edges[k].caller == fn; k++)
+			shown += (size_t)cg_edge_calls(f, op, cg, callers, &cg->edges[k], &calls);
+		if (cg->self[fn] || !shown)
 			fprintf(fp, "%u %" PRIu64 "\n", line, cg->self[fn]);
 		for (; e < cg->nedges && cg->edges[e].caller == fn; e++) {
 			const struct cg_edge *ed = &cg->edges[e];
+			if (!cg_edge_calls(f, op, cg, callers, ed, &calls))
+				continue;
 			unsigned cline;
 			const char *cfile = folded_func_file(f, cg->funcs.keys[ed->callee], &cline);
 			fprintf(fp, "cfi=%s\ncfn=%s\ncalls=%" PRIu64 " %u\n%u %" PRIu64 "\n",
-			        cfile ? cfile : "???", cg->funcs.keys[ed->callee], ed->paths, cline,
+			        cfile ? cfile : "???", cg->funcs.keys[ed->callee], calls, cline,
 			        line, ed->inclusive);
 		}
 	}
@@ -323,12 +353,19 @@ int export_callgrind(const folded *f, const char *op, const char *path, pq_error
 		r = pq_fail(err, PQ_ENOMEM, "callgrind: out of memory");
 	} else {
 		qsort(cg.edges, cg.nedges, sizeof *cg.edges, edge_cmp);
+		size_t *callers = calloc(cg.funcs.n + 1, sizeof *callers);
 		struct export_out o;
-		r = export_out_open(&o, path, err);
+		if (!callers)
+			r = pq_fail(err, PQ_ENOMEM, "callgrind: out of memory");
+		else
+			r = export_out_open(&o, path, err);
 		if (r == 0) {
-			cg_write(o.fp, f, op, &cg, v.total);
+			for (size_t k = 0; k < cg.nedges; k++)
+				callers[cg.edges[k].callee]++;
+			cg_write(o.fp, f, op, &cg, callers, v.total);
 			r = export_out_close(&o, 1, err);
 		}
+		free(callers);
 	}
 	folded_view_free(&v);
 	strmap_free(&cg.funcs);

@@ -30,10 +30,11 @@ int export_speedscope(const folded *f, const char *op, const char *name,
 
 /*
  * callgrind profile: one fn= block per function with its self cost, and
- * cfn=/calls= lines with the inclusive cost of each call edge.  Sampling
- * cannot count calls, so calls= gives the number of distinct sampled call
- * paths through the edge.  fl= names the source file when known, "???"
- * otherwise.
+ * cfn=/calls= lines with the inclusive cost of a call edge where the call
+ * count is exact: the callee's calls were counted (folded_set_calls, from
+ * uprobes) and the edge is its only caller.  Sampling cannot count calls,
+ * so other edges are left out (KCachegrind then shows self costs for
+ * them).  fl= names the source file when known, "???" otherwise.
  */
 int export_callgrind(const folded *f, const char *op, const char *path, pq_error *err);
 

@@ -4,6 +4,7 @@
 #include "core/grow.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +38,35 @@ void folded_free(folded *f)
 		free(f->func_info[i].file);
 	free(f->func_info);
 	strmap_free(&f->funcs);
+	strmap_free(&f->calls);
 	free(f->event);
 	free(f);
+}
+
+/* "op\x1ffunc" into buf; its length, or 0 when it does not fit. */
+static size_t calls_key(char *buf, size_t cap, const char *op, const char *func)
+{
+	int n = snprintf(buf, cap, "%s\x1f%s", op, func);
+	return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+int folded_set_calls(folded *f, const char *op, const char *func, uint64_t calls)
+{
+	char key[1024];
+	size_t kl = calls_key(key, sizeof key, op, func);
+	if (!kl)
+		return 0;
+	return strmap_put(&f->calls, key, kl, (size_t)calls);
+}
+
+int folded_get_calls(const folded *f, const char *op, const char *func, uint64_t *calls)
+{
+	char key[1024];
+	size_t kl = calls_key(key, sizeof key, op, func), v;
+	if (!kl || !strmap_get(&f->calls, key, kl, &v))
+		return 0;
+	*calls = (uint64_t)v;
+	return 1;
 }
 
 const struct folded_op *folded_find_op(const folded *f, const char *name)

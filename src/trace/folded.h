@@ -48,6 +48,7 @@ typedef struct folded {
 	struct strmap funcs;          /* name -> position in func_info */
 	struct folded_func *func_info;
 	size_t nfunc_info, cap_func_info;
+	struct strmap calls;          /* "op\x1ffunction" -> exact calls (uprobes) */
 } folded;
 
 /* event names the weight unit (NULL: "samples"); NULL when out of memory. */
@@ -72,6 +73,15 @@ int folded_add_names(folded *f, const char *op, const char *const *names, size_t
  * ignored; a malformed line is an error naming its line number.
  */
 int folded_parse(folded *f, const char *op, const char *text, pq_error *err);
+
+/*
+ * Exact number of calls of function func in the sampled calls of op, as
+ * counted (uprobes), not estimated from samples.  The callgrind export
+ * writes calls= only from these.  0, or -1 when out of memory.
+ */
+int folded_set_calls(folded *f, const char *op, const char *func, uint64_t calls);
+/* 1 and *calls set when folded_set_calls gave func's count in op, else 0. */
+int folded_get_calls(const folded *f, const char *op, const char *func, uint64_t *calls);
 
 /* The operation called name, or NULL. */
 const struct folded_op *folded_find_op(const folded *f, const char *name);

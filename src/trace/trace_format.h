@@ -14,8 +14,10 @@
 /* Uncompressed preamble: "PQPT", u16 major, u16 minor (little-endian). */
 #define TRACE_MAGIC "PQPT"
 #define TRACE_PREAMBLE_LEN 8
-#define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 1  /* 1: UNWIND_STATS */
+#define TRACE_VERSION_MAJOR 2
+#define TRACE_VERSION_MINOR 0
+/* The oldest major version this pqprof still reads (1.x: per-frame tables). */
+#define TRACE_VERSION_MAJOR_OLDEST 1
 
 /* Record types.  Frame 0 holds exactly one HEADER record. */
 enum trace_rec_type {
@@ -28,8 +30,10 @@ enum trace_rec_type {
 	TRACE_REC_LOST = 7,
 	TRACE_REC_END = 8,
 	TRACE_REC_UNWIND_STATS = 9,
+	TRACE_REC_FRAME = 10,    /* 2.x: first record of every frame after 0 */
+	TRACE_REC_SAMPLES = 11,  /* 2.x: a block of samples, column-coded */
 };
-#define TRACE_REC_TYPE_MAX 9
+#define TRACE_REC_TYPE_MAX 11
 
 /* UNWIND_STATS payload: these fields as varints, in this order. */
 struct trace_unwind_stats {
@@ -49,12 +53,19 @@ struct trace_unwind_stats {
 #define TRACE_MAX_BUILD_ID 20
 #define TRACE_MAX_STRING 4096               /* paths and op names */
 #define TRACE_MAX_HEADER (1u << 20)         /* JSON header text */
+/* 2.x: the stack table lives for the whole file, so it has its own bounds. */
+#define TRACE_MAX_STACKS (1u << 22)         /* stacks defined in one file */
+#define TRACE_MAX_TABLE_ADDRS (1u << 24)    /* addresses over all of them */
+#define TRACE_MAX_BLOCK 65536u              /* samples in one SAMPLES record */
 
 /* Writer defaults: a frame is closed after this much data or time. */
 #define TRACE_DEFAULT_FRAME_BYTES (256u << 10)
 #define TRACE_DEFAULT_FRAME_RECORDS 16384u
-#define TRACE_DEFAULT_FRAME_MS 250u
-#define TRACE_DEFAULT_LEVEL 3
+#define TRACE_DEFAULT_FRAME_MS 5000u
+#define TRACE_DEFAULT_LEVEL 9
+#define TRACE_HEADER_LEVEL 19               /* the header frame, written once */
+#define TRACE_DEFAULT_BLOCK 1024u           /* samples per SAMPLES record */
+#define TRACE_DEFAULT_TIME_UNIT 1000u       /* ns per sample-time unit (1 us) */
 
 /* zstd frame magic (little-endian on disk) and the skippable-frame range. */
 #define TRACE_ZSTD_MAGIC 0xFD2FB528u
@@ -108,6 +119,51 @@ static inline int trace_get_varint(const uint8_t **p, const uint8_t *end, uint64
 		}
 	}
 	return -1;
+}
+
+/*
+ * The sample-id coder of 2.x SAMPLES records, the same on both sides:
+ * sampled stacks are kept ordered by how often they were sampled so far
+ * (most first), and a sample names its stack by that rank (+1), or by 0
+ * for the oldest defined stack that no sample has named yet (the one a
+ * writer has just defined).  Hot stacks get small numbers.
+ */
+struct trace_rank {
+	uint32_t *order;   /* stack id at each rank */
+	uint32_t *pos;     /* rank of each stack id (valid once sampled) */
+	uint64_t *count;   /* samples per stack id */
+	size_t n;          /* stacks sampled so far (= ranks in use) */
+	size_t cap;
+};
+
+/* Stack id id (== r->n, the next unsampled one) joins with count 0. */
+static inline void trace_rank_add(struct trace_rank *r, uint32_t id)
+{
+	r->order[r->n] = id;
+	r->pos[id] = (uint32_t)r->n;
+	r->count[id] = 0;
+	r->n++;
+}
+
+/* Count one more sample of id, keeping counts non-increasing by rank. */
+static inline void trace_rank_hit(struct trace_rank *r, uint32_t id)
+{
+	size_t at = r->pos[id];
+	uint64_t c = r->count[id];
+	size_t lo = 0, hi = at;  /* leftmost rank whose count is c */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->count[r->order[mid]] > c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint32_t other = r->order[lo];
+	r->order[lo] = id;
+	r->order[at] = other;
+	r->pos[id] = (uint32_t)lo;
+	r->pos[other] = (uint32_t)at;
+	r->count[id] = c + 1;
 }
 
 static inline uint16_t trace_get_le16(const uint8_t *p)

@@ -46,12 +46,21 @@ struct trace_reader {
 	uint8_t *buf;
 	size_t cap, len, rpos;
 
-	/* Decoding state; reset at every frame boundary. */
+	/* Decoding state; reset at every frame boundary in 1.x files, kept
+	 * for the whole file in 2.x ones. */
 	uint64_t prev_time, prev_first_ip;
+	uint64_t prev_op_time, prev_tu, prev_weight;  /* 2.x */
+	struct trace_rank rank;
+	uint64_t time_unit;
 	uint64_t *ips;
 	size_t nips, capips;
 	struct stack_ref *stacks;
 	size_t nstacks, capstacks;
+
+	/* The SAMPLES block being handed out one sample at a time. */
+	uint64_t blk_op;
+	uint64_t *blk;      /* 3 per sample: stack id, weight, time */
+	size_t nblk, iblk, capblk;
 
 	char str[TRACE_MAX_STRING + 1];
 	struct trace_read_stats st;
@@ -76,8 +85,34 @@ const char *trace_rec_type_name(enum trace_rec_type t)
 	case TRACE_REC_LOST: return "LOST";
 	case TRACE_REC_END: return "END";
 	case TRACE_REC_UNWIND_STATS: return "UNWIND_STATS";
+	case TRACE_REC_FRAME: return "FRAME";
+	case TRACE_REC_SAMPLES: return "SAMPLES";
 	}
 	return "UNKNOWN";
+}
+
+/* Room in the rank coder for need stack ids; -1 when out of memory. */
+static int rank_reserve(struct trace_rank *k, size_t need)
+{
+	if (need <= k->cap)
+		return 0;
+	size_t nc = k->cap ? k->cap : 256;
+	while (nc < need)
+		nc *= 2;
+	uint32_t *o = realloc(k->order, nc * sizeof *o);
+	if (!o)
+		return -1;
+	k->order = o;
+	uint32_t *p = realloc(k->pos, nc * sizeof *p);
+	if (!p)
+		return -1;
+	k->pos = p;
+	uint64_t *c = realloc(k->count, nc * sizeof *c);
+	if (!c)
+		return -1;
+	k->count = c;
+	k->cap = nc;
+	return 0;
 }
 
 /* Record a sticky error: "<name>: <what>; N frames / M samples readable". */
@@ -110,10 +145,13 @@ static int ensure_cap(void **p, size_t *cap, size_t need, size_t elem)
 
 static void reset_decoding(trace_reader *r)
 {
-	r->prev_time = 0;
-	r->prev_first_ip = 0;
-	r->nips = 0;
-	r->nstacks = 0;
+	if (r->major < 2) {
+		r->prev_time = 0;
+		r->prev_first_ip = 0;
+		r->nips = 0;
+		r->nstacks = 0;
+	}
+	r->nblk = r->iblk = 0;
 	r->len = 0;
 	r->rpos = 0;
 }
@@ -230,7 +268,8 @@ static int get_string(trace_reader *r, struct cursor *c, const char **out)
 	return 0;
 }
 
-static const char *decode_stack_def(trace_reader *r, struct cursor *c, struct trace_record *rec)
+/* 1.x STACK_DEF: id, n, then n addresses delta-coded innermost first. */
+static const char *decode_stack_def_v1(trace_reader *r, struct cursor *c, struct trace_record *rec)
 {
 	uint64_t id, n;
 	if (get_u64(c, &id) < 0 || get_u64(c, &n) < 0)
@@ -258,10 +297,142 @@ static const char *decode_stack_def(trace_reader *r, struct cursor *c, struct tr
 	r->stacks[r->nstacks].n = (uint32_t)n;
 	r->nstacks++;
 	r->nips += (size_t)n;
+	r->st.stacks++;
 	rec->u.stack.id = id;
 	rec->u.stack.ips = ips;
 	rec->u.stack.n = (size_t)n;
 	return NULL;
+}
+
+/*
+ * 2.x STACK_DEF: n, parent distance, keep, then the own addresses from
+ * the outermost inwards (doc/trace-format.md).  Ids are implicit: the
+ * next free one.
+ */
+static const char *decode_stack_def(trace_reader *r, struct cursor *c, struct trace_record *rec)
+{
+	if (r->major < 2)
+		return decode_stack_def_v1(r, c, rec);
+	uint64_t n, dist, keep, id = r->nstacks;
+	if (get_u64(c, &n) < 0 || get_u64(c, &dist) < 0 || get_u64(c, &keep) < 0)
+		return "bad varint";
+	if (n > TRACE_MAX_STACK)
+		return "stack deeper than the limit";
+	if ((dist == 0 && keep != 0) || keep > n || (dist && dist > id))
+		return "stack refers to a bad parent";
+	const struct stack_ref *par = dist ? &r->stacks[id - dist] : NULL;
+	if (par && keep > par->n)
+		return "stack keeps more frames than its parent has";
+	uint64_t own = n - keep;
+	if (own > (uint64_t)(c->end - c->p))
+		return "stack longer than its record";
+	if (r->nstacks >= TRACE_MAX_STACKS || r->nips + (size_t)n > TRACE_MAX_TABLE_ADDRS)
+		return "stack table larger than the limit";
+	if (rank_reserve(&r->rank, r->nstacks + 1) < 0)
+		return "out of memory";
+	if (ensure_cap((void **)&r->stacks, &r->capstacks, r->nstacks + 1, sizeof *r->stacks) < 0 ||
+	    ensure_cap((void **)&r->ips, &r->capips, r->nips + (size_t)n + 1, sizeof *r->ips) < 0)
+		return "out of memory";
+	par = dist ? &r->stacks[id - dist] : NULL;  /* stacks may have moved */
+	uint64_t *ips = r->ips + r->nips;
+	if (keep)
+		memcpy(ips + own, r->ips + par->off + par->n - keep, (size_t)keep * sizeof *ips);
+	for (uint64_t j = own; j-- > 0;) {
+		uint64_t z, base;
+		if (get_u64(c, &z) < 0)
+			return "bad varint";
+		if (j < own - 1)
+			base = ips[j + 1];
+		else if (par)
+			base = par->n > keep ? r->ips[par->off + par->n - keep - 1] : ips[own];
+		else
+			base = 0;
+		ips[j] = base + (uint64_t)trace_unzigzag(z);
+	}
+	r->stacks[r->nstacks].off = r->nips;
+	r->stacks[r->nstacks].n = (uint32_t)n;
+	r->nstacks++;
+	r->nips += (size_t)n;
+	r->st.stacks++;
+	rec->u.stack.id = id;
+	rec->u.stack.ips = ips;
+	rec->u.stack.n = (size_t)n;
+	return NULL;
+}
+
+/*
+ * 2.x SAMPLES: op, count, then count stack-id changes, count weight
+ * changes, count time changes (zigzag varints).  Decoded whole here,
+ * handed out one sample at a time by trace_reader_next.
+ */
+static const char *decode_samples(trace_reader *r, struct cursor *c)
+{
+	uint64_t op, n;
+	if (get_u64(c, &op) < 0 || get_u64(c, &n) < 0)
+		return "bad varint";
+	if (n == 0 || n > TRACE_MAX_BLOCK)
+		return "sample block size out of range";
+	if (n * 3 > (uint64_t)(c->end - c->p))
+		return "sample block longer than its record";
+	if (ensure_cap((void **)&r->blk, &r->capblk, (size_t)n * 3, sizeof *r->blk) < 0)
+		return "out of memory";
+	uint64_t wt = r->prev_weight, tu = r->prev_tu;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t z;
+		uint32_t id;
+		if (get_u64(c, &z) < 0)
+			return "bad varint";
+		if (z == 0) {
+			if (r->rank.n >= r->nstacks)
+				return "sample refers to an undefined stack";
+			id = (uint32_t)r->rank.n;
+			trace_rank_add(&r->rank, id);
+		} else {
+			if (z - 1 >= r->rank.n)
+				return "sample refers to an undefined stack";
+			id = r->rank.order[z - 1];
+		}
+		trace_rank_hit(&r->rank, id);
+		r->blk[3 * i] = id;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t z;
+		if (get_u64(c, &z) < 0)
+			return "bad varint";
+		wt += (uint64_t)trace_unzigzag(z);
+		r->blk[3 * i + 1] = wt;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t z;
+		if (get_u64(c, &z) < 0)
+			return "bad varint";
+		tu += (uint64_t)trace_unzigzag(z);
+		r->blk[3 * i + 2] = tu * r->time_unit;
+	}
+	r->prev_weight = wt;
+	r->prev_tu = tu;
+	r->blk_op = op;
+	r->nblk = (size_t)n;
+	r->iblk = 0;
+	return NULL;
+}
+
+/* The next sample of the open SAMPLES block. */
+static void next_block_sample(trace_reader *r, struct trace_record *rec)
+{
+	const uint64_t *b = r->blk + 3 * r->iblk++;
+	memset(rec, 0, sizeof *rec);
+	rec->type = TRACE_REC_SAMPLE;
+	rec->frame = r->frame;
+	rec->frame_offset = r->frame_off;
+	rec->u.sample.op = r->blk_op;
+	rec->u.sample.stack_id = b[0];
+	rec->u.sample.weight = b[1];
+	rec->u.sample.time = b[2];
+	rec->u.sample.ips = r->ips + r->stacks[b[0]].off;
+	rec->u.sample.n = r->stacks[b[0]].n;
+	r->st.samples++;
+	r->st.by_type[TRACE_REC_SAMPLE]++;
 }
 
 static const char *decode_sample(trace_reader *r, struct cursor *c, struct trace_record *rec)
@@ -290,8 +461,9 @@ static const char *decode_op(trace_reader *r, struct cursor *c, struct trace_rec
 		return "bad varint";
 	if (get_string(r, c, &rec->u.op.name) < 0)
 		return "bad op name";
-	r->prev_time += (uint64_t)trace_unzigzag(dt);
-	rec->u.op.time = r->prev_time;
+	uint64_t *prev = r->major >= 2 ? &r->prev_op_time : &r->prev_time;
+	*prev += (uint64_t)trace_unzigzag(dt);
+	rec->u.op.time = *prev;
 	return NULL;
 }
 
@@ -317,6 +489,18 @@ static const char *decode_end(trace_reader *r, struct cursor *c, struct trace_re
 		return "bad varint";
 	if (rec->u.end.samples != r->st.samples || rec->u.end.records != r->st.records)
 		return "end marker totals disagree with the records read (a frame is missing)";
+	if (r->major >= 2) {
+		if (get_u64(c, &rec->u.end.lost) < 0 || get_u64(c, &rec->u.end.throttles) < 0 ||
+		    get_u64(c, &rec->u.end.unthrottles) < 0 || get_u64(c, &rec->u.end.active_ns) < 0 ||
+		    get_u64(c, &rec->u.end.requested_hz) < 0)
+			return "bad varint";
+		r->st.run_known = 1;
+		r->st.run_lost = rec->u.end.lost;
+		r->st.run_throttles = rec->u.end.throttles;
+		r->st.run_unthrottles = rec->u.end.unthrottles;
+		r->st.run_active_ns = rec->u.end.active_ns;
+		r->st.run_requested_hz = rec->u.end.requested_hz;
+	}
 	return NULL;
 }
 
@@ -331,6 +515,13 @@ static const char *decode_header(trace_reader *r, struct cursor *c)
 	r->creator = strndup((const char *)s, n);
 	if (!r->creator)
 		return "out of memory";
+	if (r->major >= 2) {
+		if (get_u64(c, &r->time_unit) < 0)
+			return "bad varint";
+		if (r->time_unit == 0 || r->time_unit > 1000000000u)
+			return "sample time unit out of range";
+	}
+	r->st.time_unit_ns = r->time_unit;
 	size_t jlen = (size_t)(c->end - c->p);
 	if (jlen > TRACE_MAX_HEADER)
 		return "header JSON larger than the limit";
@@ -392,8 +583,30 @@ static int decode_record(trace_reader *r, struct trace_record *rec)
 				why = "bad varint";
 		break;
 	}
+	case TRACE_REC_FRAME:
+		if (r->major < 2)
+			goto unknown;
+		if (get_u64(&c, &rec->u.frame.index) < 0)
+			why = "bad varint";
+		else if (off != 0)
+			why = "frame index inside a frame";
+		else if (rec->u.frame.index != r->frame) {
+			snprintf(r->str, sizeof r->str, "frame says it is frame %" PRIu64 " (%s)",
+			         rec->u.frame.index, rec->u.frame.index > r->frame ? "a frame is missing"
+			                                                           : "a frame is repeated");
+			why = r->str;
+		}
+		break;
+	case TRACE_REC_SAMPLES:
+		if (r->major < 2)
+			goto unknown;
+		why = decode_samples(r, &c);
+		break;
 	default:
-		if (r->minor > TRACE_VERSION_MINOR) {
+	unknown:
+		/* Records carry their length: 2.x files may hold record types this
+		 * reader does not know, and it passes over them. */
+		if (r->minor > TRACE_VERSION_MINOR || r->major >= 2) {
 			/* A newer minor version may add record types; skip them. */
 			r->st.records++;
 			r->st.skipped++;
@@ -405,6 +618,8 @@ static int decode_record(trace_reader *r, struct trace_record *rec)
 			return corrupt_rec(r, off, m);
 		}
 	}
+	if (!why && r->major >= 2 && r->frame > 0 && off == 0 && type != TRACE_REC_FRAME)
+		why = "frame does not start with its index";
 	if (!why && c.p != c.end && r->minor <= TRACE_VERSION_MINOR)
 		why = "record longer than its fields";
 	if (why)
@@ -414,6 +629,8 @@ static int decode_record(trace_reader *r, struct trace_record *rec)
 	rec->type = (enum trace_rec_type)type;
 	r->st.records++;
 	r->st.by_type[type]++;
+	if (type == TRACE_REC_SAMPLES)
+		return 2;  /* its samples come out one at a time */
 	if (type == TRACE_REC_SAMPLE)
 		r->st.samples++;
 	else if (type == TRACE_REC_LOST)
@@ -433,6 +650,10 @@ int trace_reader_next(trace_reader *r, struct trace_record *rec, pq_error *err)
 		}
 		if (r->status == 1)
 			return 0;
+		if (r->iblk < r->nblk) {
+			next_block_sample(r, rec);
+			return 1;
+		}
 		if (!r->have_frame || r->rpos == r->len) {
 			int k = load_frame(r);
 			if (k == 0) {
@@ -513,6 +734,10 @@ void trace_reader_close(trace_reader *r)
 	free(r->buf);
 	free(r->ips);
 	free(r->stacks);
+	free(r->blk);
+	free(r->rank.order);
+	free(r->rank.pos);
+	free(r->rank.count);
 	free(r);
 }
 
@@ -532,9 +757,10 @@ static int start(trace_reader *r, pq_error *err)
 	if (r->major > TRACE_VERSION_MAJOR)
 		return pq_fail(err, PQ_EINPUT, "%s: trace version %u.%u is newer than this pqprof (%u.x)",
 		               r->name, r->major, r->minor, TRACE_VERSION_MAJOR);
-	if (r->major < TRACE_VERSION_MAJOR)
-		return pq_fail(err, PQ_EINPUT, "%s: trace version %u.%u is no longer supported (this pqprof reads %u.x)",
-		               r->name, r->major, r->minor, TRACE_VERSION_MAJOR);
+	if (r->major < TRACE_VERSION_MAJOR_OLDEST)
+		return pq_fail(err, PQ_EINPUT, "%s: trace version %u.%u is no longer supported (this pqprof reads %u.x to %u.x)",
+		               r->name, r->major, r->minor, TRACE_VERSION_MAJOR_OLDEST, TRACE_VERSION_MAJOR);
+	r->time_unit = 1;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx)
 		return pq_fail(err, PQ_ENOMEM, "%s: out of memory", r->name);

@@ -12,7 +12,9 @@
  * Records delivered before the error stay valid data: a trace cut short
  * by a crash is still usable up to the cut.
  *
- * Not a symbolizer: samples come back as raw addresses.
+ * Reads format 2.x (tables that persist across frames, SAMPLES blocks,
+ * which come back one SAMPLE record per sample) and 1.x (tables per
+ * frame).  Not a symbolizer: samples come back as raw addresses.
  */
 #ifndef PQ_TRACE_READER_H
 #define PQ_TRACE_READER_H
@@ -60,8 +62,13 @@ struct trace_record {
 		} lost;
 		struct {
 			uint64_t samples, records;  /* totals the writer saw */
+			/* 2.x: how the sampling went (0 in 1.x files) */
+			uint64_t lost, throttles, unthrottles, active_ns, requested_hz;
 		} end;
 		struct trace_unwind_stats unwind;  /* UNWIND_STATS */
+		struct {
+			uint64_t index;             /* 2.x FRAME: the frame's own index */
+		} frame;
 	} u;
 };
 
@@ -74,6 +81,11 @@ struct trace_read_stats {
 	uint64_t samples;
 	uint64_t lost;          /* sum of LOST counts */
 	int complete;           /* END record seen */
+	/* From a 2.x END record (run_known = 1), else zero. */
+	int run_known;
+	uint64_t run_lost, run_throttles, run_unthrottles, run_active_ns, run_requested_hz;
+	uint64_t stacks;        /* stacks defined (distinct in 2.x files) */
+	uint64_t time_unit_ns;  /* resolution of sample times (1 in 1.x files) */
 };
 
 /* Open a file; checks the preamble and reads the header frame. */

@@ -3,11 +3,14 @@
  * doc/trace-format.md).  The profiler calls it from its drain loop; it
  * only encodes and compresses, it knows nothing about perf_event.
  *
- * Records are buffered and written as independent, checksummed zstd
+ * Records are buffered and written as self-contained, checksummed zstd
  * frames every few hundred KiB, every few thousand records, or when a
  * frame has been open longer than frame_ms (checked on each write; call
  * trace_writer_flush from an idle loop to bound latency).  A run killed
- * mid-way therefore leaves a readable prefix.  The trace is written in
+ * mid-way therefore leaves a readable prefix.  The stack table and the
+ * mappings live for the whole file (a frame defines only what is new),
+ * and samples go out in column-coded blocks, which is what keeps a
+ * sample near a byte or two.  The trace is written in
  * place, not through a temporary file: a trace without the END record
  * that trace_writer_close(w, 1, ...) appends is reported as incomplete,
  * so an interrupted file never passes for a whole one.
@@ -31,6 +34,17 @@ struct trace_writer_opts {
 	unsigned frame_records;  /* ... or this many records (0: default) */
 	unsigned frame_ms;       /* ... or when it is this old (0: default) */
 	int level;               /* zstd level (0: default) */
+	unsigned time_unit_ns;   /* resolution of sample times (0: default 1000) */
+	unsigned block;          /* samples per SAMPLES record (0: default) */
+};
+
+/* How the sampling went, for the END record (trace_writer_set_run). */
+struct trace_run_info {
+	uint64_t lost;           /* samples the kernel dropped */
+	uint64_t throttles;      /* PERF_RECORD_THROTTLE records */
+	uint64_t unthrottles;    /* PERF_RECORD_UNTHROTTLE records */
+	uint64_t active_ns;      /* time the sampling event was enabled */
+	uint64_t requested_hz;   /* the frequency asked for (0: period mode) */
 };
 
 struct trace_write_stats {
@@ -74,6 +88,8 @@ int trace_write_lost(trace_writer *w, uint64_t count);
 
 /* How the stacks of one operation were unwound; written before END. */
 int trace_write_unwind_stats(trace_writer *w, const struct trace_unwind_stats *st);
+/* Totals for the END record; the last call before close wins. */
+void trace_writer_set_run(trace_writer *w, const struct trace_run_info *run);
 
 /* Close the current frame and write it out now. */
 int trace_writer_flush(trace_writer *w);

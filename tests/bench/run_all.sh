@@ -18,3 +18,6 @@ for extra in "$top_srcdir"/tests/bench/bench_*.sh; do
 	echo "== $(basename "$extra" .sh) =="
 	sh "$extra"
 done
+echo
+echo "== trace size and report time against perf =="
+sh "$top_srcdir/tests/bench/trace_size.sh"

@@ -91,7 +91,7 @@ for fmt in folded speedscope callgrind svg; do
 	expect_rc 0 "export $fmt" -- "$PQPROF" export "$WORK/t.pqt" --format $fmt --op sign -o "$WORK/t.$fmt"
 done
 if grep -Evq '^[^ ]+ [0-9]+$' "$WORK/t.folded"; then fail "folded lines are 'stack weight'"; else pass "folded lines are 'stack weight'"; fi
-expect_grep "$WORK/t.folded" "^crypto_sign;hot90_heavy;hot90_mix_round [0-9]+$" "folded stack with the inlined frame"
+expect_grep "$WORK/t.folded" "^crypto_sign;hot90_heavy;hot90_mix_round_\\[i\\] [0-9]+$" "folded stack with the inlined frame, marked _[i]"
 "$JGET" "$WORK/t.speedscope" . >/dev/null && pass "speedscope parses" || fail "speedscope does not parse"
 n=$("$JGET" "$WORK/t.speedscope" 'shared.frames#')
 [ "${n:-0}" -ge 5 ] && pass "speedscope has $n frames" || fail "speedscope frames: ${n:-none}"

@@ -6,11 +6,14 @@
  * container (the preamble, then one checksummed zstd frame per piece,
  * pieces separated by the 4 bytes "FRM!"; the first piece is the header
  * frame), so mutations reach the record decoder and the header parser
- * instead of dying at the zstd checksum.
+ * instead of dying at the zstd checksum.  A raw stream that starts with
+ * "V2" gets a format 2.0 preamble (persistent tables, SAMPLES blocks),
+ * any other a 1.0 one.
  *
  *   clang -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
  *     -Isrc -I. tests/fuzz/fuzz_trace.c \
  *     src/trace/trace_reader.c src/core/pq_error.c src/core/atomic_file.c \
+ *     src/core/grow.c src/core/fixed_str.c src/core/interrupt.c \
  *     -lzstd -ljansson -o fuzz_trace
  *   ./fuzz_trace tests/fuzz/corpus/trace
  *
@@ -36,6 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Wrap a raw record stream into a trace container; NULL on failure. */
 static uint8_t *wrap_records(const uint8_t *data, size_t size, size_t *out_len)
 {
+	int v2 = size >= 2 && data[0] == 'V' && data[1] == '2';
+	if (v2) {
+		data += 2;
+		size -= 2;
+	}
 	size_t cap = TRACE_PREAMBLE_LEN;
 	size_t pieces = 1;
 	for (size_t i = 0; i + 4 <= size; i++)
@@ -54,7 +62,7 @@ static uint8_t *wrap_records(const uint8_t *data, size_t size, size_t *out_len)
 	uint8_t *out = malloc(cap);
 	if (!out)
 		goto fail;
-	memcpy(out, "PQPT\x01\x00\x00\x00", TRACE_PREAMBLE_LEN);
+	memcpy(out, v2 ? "PQPT\x02\x00\x00\x00" : "PQPT\x01\x00\x00\x00", TRACE_PREAMBLE_LEN);
 	size_t n = TRACE_PREAMBLE_LEN, z;
 	size_t start = 0;
 	for (size_t i = 0; i <= size; i++) {
@@ -97,6 +105,9 @@ static uint64_t consume(const struct trace_record *rec)
 	case TRACE_REC_OP_BEGIN:
 	case TRACE_REC_OP_END:
 		acc += strlen(rec->u.op.name);
+		break;
+	case TRACE_REC_END:
+		acc += rec->u.end.lost + rec->u.end.active_ns + rec->u.end.requested_hz;
 		break;
 	default:
 		break;
