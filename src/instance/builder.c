@@ -598,19 +598,25 @@ static int assemble_flags(const struct build_options *opt, const struct flag_pro
 	if (r < 0)
 		return err->code ? -err->code : -PQ_ENOMEM;
 
-	/* Instruction sets: a flag this CPU cannot run stops the build here, before any compiler runs. */
+	/* Instruction sets: flags this CPU cannot run stop the build here, before any compiler runs. */
+	char what[900] = "";
+	const char *src = "/proc/cpuinfo";
 	for (int i = 0; i < fl->n; i++) {
 		char missing[256];
-		const char *src;
-		if (isa_missing(fl->v[i].flag, missing, sizeof missing, &src) > 0) {
-			char cpu[256];
-			isa_cpu_name(cpu, sizeof cpu);
-			snprintf(res->verdict, sizeof res->verdict, "instruction set not available");
-			return pq_fail(err, PQ_EBUILD,
-			               "instruction set not available: %s (from %s) needs %s, which this CPU%s%s%s lacks "
-			               "(according to %s); nothing was built or run",
-			               fl->v[i].flag, fl->v[i].origin, missing, cpu[0] ? " (" : "", cpu, cpu[0] ? ")" : "", src);
+		const char *from;
+		if (isa_missing(fl->v[i].flag, missing, sizeof missing, &from) > 0) {
+			src = from;
+			size_t used = strlen(what);
+			snprintf(what + used, sizeof what - used, "%s%s (from %s) needs %s", used ? "; " : "", fl->v[i].flag,
+			         fl->v[i].origin, missing);
 		}
+	}
+	if (what[0]) {
+		char cpu[256];
+		isa_cpu_name(cpu, sizeof cpu);
+		snprintf(res->verdict, sizeof res->verdict, "instruction set not available");
+		return pq_fail(err, PQ_EBUILD, "instruction set not available: %s; this CPU%s%.200s%s lacks that (according to %s); "
+		               "nothing was built or run", what, cpu[0] ? " (" : "", cpu, cpu[0] ? ")" : "", src);
 	}
 	return 0;
 }

@@ -1355,7 +1355,7 @@ static int read_include(struct mk *m, const char *dir, const char *rest, int opt
 		}
 		if (++m->nincludes > MK_MAX_INCLUDES)
 			break;
-		r = read_makefile(m, real, depth + 1);
+		r = read_makefile(m, p, depth + 1); /* named as the tree names it */
 	}
 	free_strv(w, n);
 	free(e);
@@ -1544,8 +1544,14 @@ int tree_flags_read_makefile(const char *root, const char *path, struct tree_fla
 	char real_root[PATH_MAX], real_path[PATH_MAX];
 	if (!realpath(root, real_root))
 		return pq_fail_errno(err, PQ_EINPUT, "%s", root);
-	if (!realpath(path, real_path))
+	/* Origins name the makefile as the tree does (a link stays a name in the tree). */
+	size_t gl = strlen(root);
+	if (strncmp(path, root, gl) == 0 && path[gl] == '/') {
+		if (path_fmt(real_path, sizeof real_path, err, "%s%s", real_root, path + gl) < 0)
+			return -PQ_EINPUT;
+	} else if (!realpath(path, real_path)) {
 		return pq_fail_errno(err, PQ_EINPUT, "%s", path);
+	}
 	struct mk m = { .root = real_root, .out = out, .err = err };
 	int r = read_makefile(&m, real_path, 0);
 	/* Make's implicit rules compile with these, whether or not a rule names them. */
