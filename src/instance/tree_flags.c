@@ -1553,7 +1553,11 @@ int tree_flags_read_makefile(const char *root, const char *path, struct tree_fla
 		return pq_fail_errno(err, PQ_EINPUT, "%s", path);
 	}
 	struct mk m = { .root = real_root, .out = out, .err = err };
-	int r = read_makefile(&m, real_path, 0);
+	/* make's built-in compiler variables (a makefile may replace them) */
+	struct mk_var *cc = mk_define(&m, "CC");
+	int r = cc && var_push(cc, "cc", "") == 0 ? 0 : pq_fail(err, PQ_ENOMEM, "out of memory");
+	if (r == 0)
+		r = read_makefile(&m, real_path, 0);
 	/* Make's implicit rules compile with these, whether or not a rule names them. */
 	static const char *const implicit[] = { "CPPFLAGS", "CFLAGS", "ASFLAGS", NULL };
 	struct flag_list words = { 0 };
