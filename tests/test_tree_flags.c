@@ -231,6 +231,7 @@ START_TEST(shell_words)
 	ck_assert_int_eq(tree_flag_kind("-Wall"), 0);
 	ck_assert_int_eq(tree_flag_kind("-lcrypto"), 0);
 	ck_assert_int_eq(tree_flag_kind("-std=gnu99"), 1);
+	ck_assert_int_eq(tree_flag_kind("-m32"), 2);
 }
 END_TEST
 

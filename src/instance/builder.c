@@ -555,10 +555,13 @@ static int assemble_flags(const struct build_options *opt, const struct flag_pro
 			snprintf(o, sizeof o, "tree %s", f->origin);
 			r = flag_list_add(fl, f->flag, o);
 		}
-		for (int i = 0; i < set.tf.info.n; i++)
-			notes_add(res, "flags: %s <- %s: %s", set.tf.info.v[i].flag, set.tf.info.v[i].origin,
-			          strncmp(set.tf.info.v[i].flag, "-O", 2) == 0 ? "information only (the flag profile decides optimisation)"
-			                                                        : "not used");
+		for (int i = 0; i < set.tf.info.n; i++) {
+			const struct tree_flag *f = &set.tf.info.v[i];
+			notes_add(res, "flags: %s <- %s%s", f->flag, f->origin,
+			          strncmp(f->flag, "-O", 2) == 0 ? ": information only (the flag profile decides optimisation)"
+			          : strchr(f->origin, '(') ? ""
+			          : ": information only (not passed on: it changes what is measured or the ABI)");
+		}
 	}
 	if (r == 0 && opt->extra_cflags) {
 		split_words(opt->extra_cflags, &w, &n);

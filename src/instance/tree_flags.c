@@ -79,8 +79,12 @@ int tree_flag_kind(const char *f)
 		return 1;
 	if (strncmp(f, "-O", 2) == 0)
 		return 2;
-	if (strncmp(f, "-m", 2) == 0)
+	if (strncmp(f, "-m", 2) == 0) {
+		/* Another ABI than the harness's (a 64-bit runner loads the library): information only. */
+		if (strcmp(f, "-m32") == 0 || strcmp(f, "-mx32") == 0 || strcmp(f, "-m16") == 0)
+			return 2;
 		return f[2] ? 1 : 0;
+	}
 	if (strncmp(f, "-f", 2) == 0) {
 		/* Instrumentation and profiling change what is measured: information only. */
 		static const char *const info_only[] = { "-fsanitize", "-fprofile", "-fcoverage", "-ftest-coverage",
