@@ -179,6 +179,30 @@ START_TEST(makefile_recursive_loop_and_single_instance)
 }
 END_TEST
 
+START_TEST(makefile_recursive_make)
+{
+	/* A loop that runs make again with a variable set, the switch written once in a rule. */
+	put("Makefile", "LEVEL ?= 2\n"
+	                "CFLAGS = -O2 -DLEVEL=$(LEVEL)\n"
+	                "lib:\n\t$(CC) $(CFLAGS) -shared -o libx.so x.c\n"
+	                "all-levels:\n"
+	                "\tfor l in 1 2 3; do \\\n"
+	                "\t\t$(MAKE) LEVEL=$$l lib || exit 1; \\\n"
+	                "\tdone\n");
+	put("api.h", "#ifndef LEVEL\n#define LEVEL 2\n#endif\n#define CRYPTO_ALGNAME \"X\"\n");
+	struct instance_set s;
+	pq_error err = { 0 };
+	ck_assert_int_eq(instance_discover(root, NULL, &s, &err), 0);
+	ck_assert_int_eq(s.tf.nvariants, 3);
+	ck_assert_str_eq(s.tf.variants[0].label, "1");
+	ck_assert_str_eq(s.tf.variants[0].defines.v[0].flag, "-DLEVEL=1");
+	ck_assert_str_eq(s.tf.variants[2].defines.v[0].flag, "-DLEVEL=3");
+	ck_assert_int_eq(s.default_variant, 1);
+	ck_assert_ptr_null(origin_of(&s.tf.flags, "-DLEVEL=2")); /* the selecting macro is the variant's */
+	instance_set_free(&s);
+}
+END_TEST
+
 START_TEST(cmake_flags)
 {
 	put("CMakeLists.txt", "cmake_minimum_required(VERSION 3.11)\n"
@@ -267,6 +291,7 @@ int main(void)
 	tcase_add_test(tc, makefile_assignments);
 	tcase_add_test(tc, makefile_foreach_variants);
 	tcase_add_test(tc, makefile_recursive_loop_and_single_instance);
+	tcase_add_test(tc, makefile_recursive_make);
 	tcase_add_test(tc, cmake_flags);
 	tcase_add_test(tc, shell_words);
 	tcase_add_test(tc, instruction_sets);

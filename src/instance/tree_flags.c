@@ -162,6 +162,7 @@ struct mk_seg {
 struct mk_var {
 	char *name;
 	int simple;          /* := : segments are expanded words */
+	int cmdline;         /* set on make's command line: the makefile's assignments do not change it */
 	struct mk_seg *segs;
 	int nsegs;
 	size_t cap;
@@ -179,7 +180,12 @@ struct mk {
 	struct tree_flags *out;
 	struct flag_list words; /* scratch: compile-command words of the rules, with origins */
 	pq_error *err;
+	const char *path;      /* the top makefile, read again for `make VAR=value` in loops */
+	int nested;            /* this is such a reading: no further recursion */
 };
+
+static int mk_collect(const char *real_root, const char *real_path, char **ovr, int novr, int nested,
+                      struct tree_flags *out, struct flag_list *words, pq_error *err);
 
 static struct mk_var *mk_find(struct mk *m, const char *name)
 {
@@ -978,7 +984,10 @@ static int loop_variants(struct mk *m, const char *var, struct iter *its, int ni
 		return -1;
 	}
 	for (int it = 0; it < ni && r == 0; it++) {
-		int in_cc = 0;
+		int in_cc = 0, in_make = 0, cmd_start = 1;
+		char **ovr = NULL;
+		int novr = 0;
+		size_t ocap = 0;
 		for (int k = 0; k < its[it].nb && r == 0; k++) {
 			const char *w = its[it].body[k].flag;
 			if (w[0] == '\001')
@@ -986,7 +995,19 @@ static int loop_variants(struct mk *m, const char *var, struct iter *its, int ni
 			char *sw = var ? shell_subst(w, var, its[it].item) : strdup(w);
 			int varies = var && strcmp(sw, w) != 0;
 			int sep = is_sep(sw) || strip_sep(sw);
-			if (!in_cc && is_compiler(sw, cc)) {
+			const char *bw = strrchr(sw, '/') ? strrchr(sw, '/') + 1 : sw;
+			if (cmd_start && !m->nested && (strcmp(bw, "make") == 0 || strcmp(bw, "gmake") == 0)) {
+				in_make = 1; /* `make VAR=value`: the same makefile, read again with VAR set */
+			} else if (in_make && strchr(sw, '=') && (isalpha((unsigned char)sw[0]) || sw[0] == '_')) {
+				char **sv;
+				int sn;
+				if (shell_split(sw, &sv, &sn) == 0) {
+					for (int j = 0; j < sn; j++)
+						if (pq_grow(&ovr, &ocap, (size_t)novr + 1, sizeof *ovr, 4) == 0)
+							ovr[novr++] = strdup(sv[j]);
+					free_strv(sv, sn);
+				}
+			} else if (!in_cc && is_compiler(sw, cc)) {
 				in_cc = 1;
 			} else if (in_cc && sw[0]) {
 				struct flag_list one = { 0 };
@@ -1003,10 +1024,25 @@ static int loop_variants(struct mk *m, const char *var, struct iter *its, int ni
 				}
 				flag_list_free(&one);
 			}
+			cmd_start = sep;
 			if (sep)
-				in_cc = 0;
+				in_cc = in_make = 0;
 			free(sw);
 		}
+		if (novr && r == 0) {
+			/* the switches this reading compiles with, beside the loop's own */
+			struct tree_flags scratch = { 0 };
+			struct flag_list nw = { 0 };
+			pq_error nerr = { 0 };
+			if (mk_collect(m->root, m->path, ovr, novr, 1, &scratch, &nw, &nerr) == 0)
+				for (int j = 0; j < nw.n && r == 0; j++)
+					if ((strncmp(nw.v[j].flag, "-D", 2) == 0 || strncmp(nw.v[j].flag, "-U", 2) == 0) &&
+					    !in_list(&dl[it], nw.v[j].flag))
+						r = flag_list_add(&dl[it], nw.v[j].flag, nw.v[j].origin);
+			flag_list_free(&nw);
+			tree_flags_free(&scratch);
+		}
+		free_strv(ovr, novr);
 	}
 	for (int it = 0; it < ni && r == 0; it++) {
 		char **sel = NULL;
@@ -1261,6 +1297,10 @@ static int do_assign(struct mk *m, const char *name, const char *op, const char 
 	}
 	int r = 0;
 	struct mk_var *v = mk_find(m, nm);
+	if (v && v->cmdline) {
+		free(nm);
+		return 0;
+	}
 	if (strcmp(op, "?=") == 0 && v && v->nsegs) {
 		free(nm);
 		return 0;
@@ -1543,6 +1583,51 @@ static int keep_flags(struct tree_flags *tf, const char *root, const char *mkdir
 	return r;
 }
 
+/* Read a makefile (with command-line variables `ovr`, NAME=VALUE) into the words its compilers get. */
+static int mk_collect(const char *real_root, const char *real_path, char **ovr, int novr, int nested,
+                      struct tree_flags *out, struct flag_list *words, pq_error *err)
+{
+	struct mk m = { .root = real_root, .out = out, .err = err, .path = real_path, .nested = nested };
+	/* make's built-in compiler variables (a makefile may replace them) */
+	struct mk_var *cc = mk_define(&m, "CC");
+	int r = cc && var_push(cc, "cc", "") == 0 ? 0 : pq_fail(err, PQ_ENOMEM, "out of memory");
+	struct mk_var *mv = r == 0 ? mk_define(&m, "MAKE") : NULL;
+	if (r == 0 && (!mv || var_push(mv, "make", "") < 0))
+		r = pq_fail(err, PQ_ENOMEM, "out of memory");
+	for (int i = 0; i < novr && r == 0; i++) {
+		char *eq = strchr(ovr[i], '=');
+		char name[128];
+		snprintf(name, sizeof name, "%.*s", (int)(eq - ovr[i]), ovr[i]);
+		struct mk_var *ov = mk_define(&m, name);
+		if (!ov || var_push(ov, eq + 1, "") < 0)
+			r = pq_fail(err, PQ_ENOMEM, "out of memory");
+		else
+			ov->simple = ov->cmdline = 1;
+	}
+	if (r == 0)
+		r = read_makefile(&m, real_path, 0);
+	/* Make's implicit rules compile with these, whether or not a rule names them. */
+	static const char *const implicit[] = { "CPPFLAGS", "CFLAGS", "ASFLAGS", NULL };
+	for (int i = 0; implicit[i] && r == 0; i++) {
+		struct mk_var *v = mk_find(&m, implicit[i]);
+		for (int s = 0; v && s < v->nsegs && r == 0; s++) {
+			struct flag_list raw = { 0 };
+			if (v->simple)
+				r = flag_list_add(&raw, v->segs[s].text, v->segs[s].origin);
+			else
+				r = mk_expand_words(&m, v->segs[s].text, v->segs[s].origin, &raw, 0);
+			for (int k = 0; k < raw.n && r == 0; k++)
+				if (raw.v[k].flag[0] != '\001')
+					r = unquote_add(words, raw.v[k].flag, raw.v[k].origin);
+			flag_list_free(&raw);
+		}
+	}
+	for (int i = 0; i < m.words.n && r == 0; i++)
+		r = flag_list_add(words, m.words.v[i].flag, m.words.v[i].origin);
+	mk_free(&m);
+	return r;
+}
+
 int tree_flags_read_makefile(const char *root, const char *path, struct tree_flags *out, pq_error *err)
 {
 	char real_root[PATH_MAX], real_path[PATH_MAX];
@@ -1556,31 +1641,8 @@ int tree_flags_read_makefile(const char *root, const char *path, struct tree_fla
 	} else if (!realpath(path, real_path)) {
 		return pq_fail_errno(err, PQ_EINPUT, "%s", path);
 	}
-	struct mk m = { .root = real_root, .out = out, .err = err };
-	/* make's built-in compiler variables (a makefile may replace them) */
-	struct mk_var *cc = mk_define(&m, "CC");
-	int r = cc && var_push(cc, "cc", "") == 0 ? 0 : pq_fail(err, PQ_ENOMEM, "out of memory");
-	if (r == 0)
-		r = read_makefile(&m, real_path, 0);
-	/* Make's implicit rules compile with these, whether or not a rule names them. */
-	static const char *const implicit[] = { "CPPFLAGS", "CFLAGS", "ASFLAGS", NULL };
 	struct flag_list words = { 0 };
-	for (int i = 0; implicit[i] && r == 0; i++) {
-		struct mk_var *v = mk_find(&m, implicit[i]);
-		for (int s = 0; v && s < v->nsegs && r == 0; s++) {
-			struct flag_list raw = { 0 };
-			if (v->simple)
-				r = flag_list_add(&raw, v->segs[s].text, v->segs[s].origin);
-			else
-				r = mk_expand_words(&m, v->segs[s].text, v->segs[s].origin, &raw, 0);
-			for (int k = 0; k < raw.n && r == 0; k++)
-				if (raw.v[k].flag[0] != '\001')
-					r = unquote_add(&words, raw.v[k].flag, raw.v[k].origin);
-			flag_list_free(&raw);
-		}
-	}
-	for (int i = 0; i < m.words.n && r == 0; i++)
-		r = flag_list_add(&words, m.words.v[i].flag, m.words.v[i].origin);
+	int r = mk_collect(real_root, real_path, NULL, 0, 0, out, &words, err);
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof dir, "%s", real_path);
 	char *slash = strrchr(dir, '/');
@@ -1604,7 +1666,6 @@ int tree_flags_read_makefile(const char *root, const char *path, struct tree_fla
 			}
 		}
 	flag_list_free(&words);
-	mk_free(&m);
 	if (r < 0 && err && !err->code)
 		pq_fail(err, PQ_ENOMEM, "out of memory");
 	return r < 0 ? (err && err->code ? -err->code : -PQ_ENOMEM) : 0;
