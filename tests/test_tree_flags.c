@@ -203,6 +203,25 @@ START_TEST(makefile_recursive_make)
 }
 END_TEST
 
+START_TEST(makefile_expansion_bomb)
+{
+	/* Each variable doubles the one before: 2^40 words if expanded in full. */
+	char mk[4096] = "V0 = -DX\n";
+	for (int i = 1; i <= 40; i++) {
+		size_t n = strlen(mk);
+		snprintf(mk + n, sizeof mk - n, "V%d = $(V%d) $(V%d)\n", i, i - 1, i - 1);
+	}
+	strcat(mk, "CFLAGS = -mavx2 $(V40)\n");
+	put("Makefile", mk);
+	struct tree_flags tf;
+	pq_error err = { 0 };
+	ck_assert_int_eq(tree_flags_read(root, &tf, &err), 0);
+	ck_assert_ptr_nonnull(origin_of(&tf.flags, "-mavx2"));
+	ck_assert_ptr_nonnull(origin_of(&tf.info, "$(...)"));
+	tree_flags_free(&tf);
+}
+END_TEST
+
 START_TEST(cmake_flags)
 {
 	put("CMakeLists.txt", "cmake_minimum_required(VERSION 3.11)\n"
@@ -292,6 +311,7 @@ int main(void)
 	tcase_add_test(tc, makefile_foreach_variants);
 	tcase_add_test(tc, makefile_recursive_loop_and_single_instance);
 	tcase_add_test(tc, makefile_recursive_make);
+	tcase_add_test(tc, makefile_expansion_bomb);
 	tcase_add_test(tc, cmake_flags);
 	tcase_add_test(tc, shell_words);
 	tcase_add_test(tc, instruction_sets);

@@ -21,6 +21,10 @@
 #define MK_MAX_BYTES (4u << 20)
 #define MK_MAX_DEPTH 24   /* variable expansion and include nesting */
 #define MK_MAX_INCLUDES 32
+/* Expansions one reading may do: a makefile built to expand exponentially stops here. */
+#define MK_MAX_WORK 200000
+/* Loop items read again as `make VAR=value`. */
+#define MK_MAX_REREADS 64
 
 /* Markers a $(foreach) leaves in a word list so loops can be seen as loops. */
 #define MARK_LOOP "\001loop"
@@ -182,6 +186,8 @@ struct mk {
 	pq_error *err;
 	const char *path;      /* the top makefile, read again for `make VAR=value` in loops */
 	int nested;            /* this is such a reading: no further recursion */
+	long work;             /* expansions done (MK_MAX_WORK) */
+	int rereads;
 };
 
 static int mk_collect(const char *real_root, const char *real_path, char **ovr, int novr, int nested,
@@ -635,7 +641,7 @@ static char *mk_ref(struct mk *m, const char *in, size_t len, int depth)
 static char *mk_expand(struct mk *m, const char *text, int depth)
 {
 	struct sbuf b = { 0 };
-	if (depth > MK_MAX_DEPTH)
+	if (depth > MK_MAX_DEPTH || ++m->work > MK_MAX_WORK)
 		return sb_take(&b);
 	for (const char *p = text; *p;) {
 		if (*p != '$') {
@@ -759,7 +765,7 @@ static int mk_expand_words(struct mk *m, const char *text, const char *origin, s
 {
 	char **w;
 	int n;
-	if (depth > MK_MAX_DEPTH)
+	if (depth > MK_MAX_DEPTH || ++m->work > MK_MAX_WORK)
 		return 0;
 	if (make_words(text, &w, &n) < 0)
 		return -1;
@@ -1029,7 +1035,7 @@ static int loop_variants(struct mk *m, const char *var, struct iter *its, int ni
 				in_cc = in_make = 0;
 			free(sw);
 		}
-		if (novr && r == 0) {
+		if (novr && r == 0 && ++m->rereads <= MK_MAX_REREADS) {
 			/* the switches this reading compiles with, beside the loop's own */
 			struct tree_flags scratch = { 0 };
 			struct flag_list nw = { 0 };
@@ -1606,6 +1612,7 @@ static int mk_collect(const char *real_root, const char *real_path, char **ovr, 
 	}
 	if (r == 0)
 		r = read_makefile(&m, real_path, 0);
+
 	/* Make's implicit rules compile with these, whether or not a rule names them. */
 	static const char *const implicit[] = { "CPPFLAGS", "CFLAGS", "ASFLAGS", NULL };
 	for (int i = 0; implicit[i] && r == 0; i++) {
@@ -1624,6 +1631,9 @@ static int mk_collect(const char *real_root, const char *real_path, char **ovr, 
 	}
 	for (int i = 0; i < m.words.n && r == 0; i++)
 		r = flag_list_add(words, m.words.v[i].flag, m.words.v[i].origin);
+	if (r == 0 && m.work > MK_MAX_WORK && !nested)
+		r = flag_list_add(&out->info, "$(...)", "the makefiles (expansion stopped after 200000 steps: "
+		                                        "flags past that point are missing)");
 	mk_free(&m);
 	return r;
 }
