@@ -12,6 +12,9 @@ static json_t *flags_json(const struct flag_list *fl)
 	json_t *a = json_array();
 	for (int i = 0; i < fl->n; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", fl->v[i].flag, "origin", fl->v[i].origin));
+	static const char *const own[] = { "-g", "-fPIC", NULL };
+	for (int i = 0; own[i]; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", own[i], "origin", "pqprof (always)"));
 	return a;
 }
 
