@@ -38,6 +38,7 @@ include tests/cmd.mk
 include tests/leak.mk
 include tests/reliability.mk
 include tests/core.mk
+include tests/submission.mk
 
 # In-tree scheme known answers: first records in make check, all in check-kat-full.
 TESTS += tests/e2e/sphincs_kat.sh

@@ -9,6 +9,7 @@
 #include "core/fixed_str.h"
 #include "core/safe_name.h"
 #include "instance/builder.h"
+#include "instance/instance_discover.h"
 #include "measure/env.h"
 #include "supervise/bench.h"
 #include "supervise/blame.h"
@@ -70,6 +71,7 @@ struct unit {
 	const char *const *defines;
 	int ndefines;
 	char cflags[512];
+	char select[128];       /* --instance for a tree serving several by -D switches */
 	char lib[PATH_MAX];
 	int prebuilt;
 	char vectors[PATH_MAX];
@@ -421,17 +423,47 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 		snprintf(u->profile, sizeof u->profile, "prebuilt");
 		u->prebuilt = 1;
 	} else if (k == TARGET_TREE) {
-		for (int p = 0; p < np; p++) {
-			struct unit *u = add_unit(c, err);
-			if (!u)
-				return -PQ_EINPUT;
-			base_no_ext(target, u->instance, sizeof u->instance);
-			str_copy(u->profile, sizeof u->profile, c->profs[p].name);
-			u->prof = &c->profs[p];
-			if (!realpath(target, u->tree))
-				return pq_fail_errno(err, PQ_EINPUT, "%s", target);
-			snprintf(u->api, sizeof u->api, "auto");
+		/*
+		 * A tree serving several instances by -D switches: the one its
+		 * directory names, else every one of them.
+		 */
+		struct instance_set set;
+		pq_error derr = { 0 };
+		int nv = 0, dir_pick = -1;
+		if (instance_discover(target, NULL, &set, &derr) == 0) {
+			nv = set.tf.nvariants;
+			char dir_inst[128];
+			int chosen = -1;
+			pq_error serr = { 0 };
+			if (nv > 1 && instance_select(&set, target, NULL, NULL, 0, &chosen, dir_inst, sizeof dir_inst, &serr) == 0)
+				dir_pick = chosen;
+		} else {
+			memset(&set, 0, sizeof set);
 		}
+		int first = dir_pick >= 0 ? dir_pick : 0, last = nv > 1 && dir_pick < 0 ? nv : first + 1;
+		for (int v = first; v < last; v++) {
+			for (int p = 0; p < np; p++) {
+				struct unit *u = add_unit(c, err);
+				if (!u) {
+					instance_set_free(&set);
+					return -PQ_EINPUT;
+				}
+				if (nv > 1 && dir_pick < 0) {
+					str_copy(u->instance, sizeof u->instance, instance_variant_name(&set.tf.variants[v]));
+					str_copy(u->select, sizeof u->select, u->instance);
+				} else {
+					base_no_ext(target, u->instance, sizeof u->instance);
+				}
+				str_copy(u->profile, sizeof u->profile, c->profs[p].name);
+				u->prof = &c->profs[p];
+				if (!realpath(target, u->tree)) {
+					instance_set_free(&set);
+					return pq_fail_errno(err, PQ_EINPUT, "%s", target);
+				}
+				snprintf(u->api, sizeof u->api, "auto");
+			}
+		}
+		instance_set_free(&set);
 	} else {
 		for (int i = 0; i < c->desc.ninstances; i++) {
 			const struct desc_instance *in = &c->desc.instances[i];
@@ -682,6 +714,8 @@ static int do_build(struct campaign *c, struct unit *u)
 	}
 	if (u->prof && u->prof->cc[0])
 		bo.cc = u->prof->cc;
+	bo.instance = u->select[0] ? u->select : NULL;
+	bo.instance_hint = c->have_desc ? u->instance : NULL;
 	tree_api_parse(u->api, &bo.api);
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.so", u->label);

@@ -5,6 +5,8 @@
 #include "core/interrupt.h"
 #include "instance/shim.h"
 #include "instance/flag_check.h"
+#include "instance/instance_discover.h"
+#include "instance/isa_check.h"
 #include "core/atomic_file.h"
 #include "core/contain.h"
 #include "core/fixed_str.h"
@@ -449,16 +451,16 @@ static const char *base_name(const char *p)
 	return b ? b + 1 : p;
 }
 
-/* Common compiler flags: profile, user flags, -D, -g -fPIC, includes. */
-static void push_common(struct argv_buf *a, const struct build_options *opt,
-                        char **pw, int pn, char **uw, int un, const struct tree_scan *ts, const char *base)
+/* Common compiler flags: the assembled list (profile, tree, user, -D), -g -fPIC, includes. */
+static void push_common(struct argv_buf *a, const struct flag_list *fl, const struct tree_scan *ts, const char *base)
 {
-	for (int i = 0; i < pn; i++)
-		av_push(a, pw[i]);
-	for (int i = 0; i < un; i++)
-		av_push(a, uw[i]);
-	for (int i = 0; i < opt->ndefines; i++)
-		av_pushf(a, "-D%s", opt->defines[i]);
+	for (int i = 0; i < fl->n; i++) {
+		/* -I from the tree's build files are relative to the tree */
+		if (strncmp(fl->v[i].flag, "-I", 2) == 0 && fl->v[i].flag[2] != '/' && strncmp(fl->v[i].origin, "tree ", 5) == 0)
+			av_pushf(a, "-I%s/%s", base, fl->v[i].flag + 2);
+		else
+			av_push(a, fl->v[i].flag);
+	}
 	av_push(a, "-g");
 	av_push(a, "-fPIC");
 	for (int i = 0; downgrades[i]; i++)
@@ -470,6 +472,156 @@ static void push_common(struct argv_buf *a, const struct build_options *opt,
 	/* Reached through the working directory: debug info and __FILE__ keep the real paths. */
 	if (strcmp(base, ts->root) != 0)
 		av_pushf(a, "-ffile-prefix-map=/proc/self/cwd=%s", ts->within);
+}
+
+static int want_hint_used(const struct build_options *opt, const char *name)
+{
+	return opt->instance_hint && strcmp(opt->instance_hint, name) == 0;
+}
+
+/* Does the list already hold a -D/-U of this macro from an origin starting with `from`? */
+static int sets_macro(const struct flag_list *fl, const char *mac, const char *from)
+{
+	for (int i = 0; i < fl->n; i++) {
+		char m2[128];
+		define_macro_name(fl->v[i].flag, m2, sizeof m2);
+		if (m2[0] && strcmp(m2, mac) == 0 && strncmp(fl->v[i].origin, from, strlen(from)) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The flags every unit is compiled with, each with its origin: the
+ * profile, the tree's build files, the descriptor or --cflags, -D
+ * options, and the switches of the instance chosen from the tree.  Tree
+ * flags go through the flag check like a descriptor's; -m flags are
+ * checked against this CPU.
+ */
+static int assemble_flags(const struct build_options *opt, const struct flag_profile *prof, struct build_result *res,
+                          pq_error *err)
+{
+	struct flag_list *fl = &res->flags;
+	char **w = NULL;
+	int n = 0, r = 0;
+	char o[PATH_MAX + 300];
+	split_words(prof->cflags, &w, &n);
+	snprintf(o, sizeof o, "profile %s", prof->name);
+	for (int i = 0; i < n && r == 0; i++)
+		r = flag_list_add(fl, w[i], o);
+	free_words(w, n);
+
+	struct instance_set set = { .default_variant = -1 };
+	int chosen = -1;
+	if (!opt->no_tree_flags) {
+		r = instance_discover(res->ts.root, res->ts.header, &set, err);
+		if (r < 0)
+			return r;
+		const char *want = opt->instance;
+		if (!want && opt->instance_hint)
+			for (int i = 0; i < set.tf.nvariants; i++)
+				if (strcmp(instance_variant_name(&set.tf.variants[i]), opt->instance_hint) == 0)
+					want = opt->instance_hint;
+		r = instance_select(&set, opt->src_dir, want, opt->defines, opt->ndefines, &chosen, res->dir_instance,
+		                    sizeof res->dir_instance, err);
+		if (r < 0) {
+			instance_set_free(&set);
+			return r;
+		}
+		if (set.tf.nvariants > 1)
+			instance_choices(&set, res->instances, sizeof res->instances);
+		/* Tree flags: refused ones stop the build unless trusted; a -D the user also gives is the user's. */
+		for (int i = 0; i < set.tf.flags.n && r == 0; i++) {
+			const struct tree_flag *f = &set.tf.flags.v[i];
+			int consumed = 0;
+			const char *why = opt->trust_flags ? NULL : flag_refusal(f->flag, NULL, &consumed);
+			if (why) {
+				r = pq_fail(err, PQ_EINPUT, "%s/%s: compiler flag '%s' refused: it %s", res->ts.root, f->origin,
+				            f->flag, why);
+				break;
+			}
+			char mac[128];
+			define_macro_name(f->flag, mac, sizeof mac);
+			int overridden = 0;
+			for (int k = 0; mac[0] && k < opt->ndefines && !overridden; k++) {
+				size_t ml = strlen(mac);
+				overridden = strncmp(opt->defines[k], mac, ml) == 0 &&
+				             (opt->defines[k][ml] == '=' || opt->defines[k][ml] == '\0');
+			}
+			if (overridden) {
+				notes_add(res, "flags: %s <- %s: replaced by the -D option", f->flag, f->origin);
+				continue;
+			}
+			snprintf(o, sizeof o, "tree %s", f->origin);
+			r = flag_list_add(fl, f->flag, o);
+		}
+		for (int i = 0; i < set.tf.info.n; i++) {
+			const struct tree_flag *f = &set.tf.info.v[i];
+			notes_add(res, "flags: %s <- %s%s", f->flag, f->origin,
+			          strncmp(f->flag, "-O", 2) == 0 ? ": information only (the flag profile decides optimisation)"
+			          : strchr(f->origin, '(') ? ""
+			          : ": information only (not passed on: it changes what is measured or the ABI)");
+		}
+	}
+	if (r == 0 && opt->extra_cflags) {
+		split_words(opt->extra_cflags, &w, &n);
+		snprintf(o, sizeof o, "%s", opt->flags_origin ? opt->flags_origin : "--cflags");
+		for (int i = 0; i < n && r == 0; i++)
+			r = flag_list_add(fl, w[i], o);
+		free_words(w, n);
+	}
+	for (int i = 0; i < opt->ndefines && r == 0; i++) {
+		char d[1100];
+		snprintf(d, sizeof d, "-D%s", opt->defines[i]);
+		r = flag_list_add(fl, d, opt->flags_origin ? "descriptor defines" : "-D option");
+	}
+	if (r == 0 && chosen >= 0) {
+		const struct tree_variant *v = &set.tf.variants[chosen];
+		/* Only a name the switches spell out can be checked against the built library. */
+		str_copy(res->instance, sizeof res->instance, v->name);
+		snprintf(o, sizeof o, "tree %s (instance %s)", v->origin, instance_variant_name(v));
+		for (int k = 0; k < v->defines.n && r == 0; k++) {
+			char mac[128];
+			define_macro_name(v->defines.v[k].flag, mac, sizeof mac);
+			if (!sets_macro(fl, mac, "tree "))
+				r = flag_list_add(fl, v->defines.v[k].flag, o);
+		}
+		const char *how = opt->instance ? "asked for with --instance"
+		                  : res->dir_instance[0] ? "named by the directory"
+		                  : want_hint_used(opt, instance_variant_name(v)) ? "named by the descriptor"
+		                  : "the only one the tree builds";
+		notes_add(res, "instance: %s (%s), selected by -D switches from %s", instance_variant_name(v), how, v->origin);
+	}
+	if (r == 0 && set.tf.files[0])
+		notes_add(res, "tree build files read (not run): %s", set.tf.files);
+	if (r == 0 && set.default_name[0] && set.tf.nvariants > 1)
+		notes_add(res, "instances: %s; without switches the header (%s) builds %s", res->instances,
+		          set.default_origin, set.default_name);
+	instance_set_free(&set);
+	if (r < 0)
+		return err->code ? -err->code : -PQ_ENOMEM;
+
+	/* Instruction sets: flags this CPU cannot run stop the build here, before any compiler runs. */
+	char what[900] = "";
+	const char *src = "/proc/cpuinfo";
+	for (int i = 0; i < fl->n; i++) {
+		char missing[256];
+		const char *from;
+		if (isa_missing(fl->v[i].flag, missing, sizeof missing, &from) > 0) {
+			src = from;
+			size_t used = strlen(what);
+			snprintf(what + used, sizeof what - used, "%s%s (from %s) needs %s", used ? "; " : "", fl->v[i].flag,
+			         fl->v[i].origin, missing);
+		}
+	}
+	if (what[0]) {
+		char cpu[256];
+		isa_cpu_name(cpu, sizeof cpu);
+		snprintf(res->verdict, sizeof res->verdict, "instruction set not available");
+		return pq_fail(err, PQ_EBUILD, "instruction set not available: %s; this CPU%s%.200s%s lacks that (according to %s); "
+		               "nothing was built or run", what, cpu[0] ? " (" : "", cpu, cpu[0] ? ")" : "", src);
+	}
+	return 0;
 }
 
 int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err)
@@ -499,6 +651,11 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	if (r < 0)
 		return r;
 	struct tree_scan *ts = &res->ts;
+	r = assemble_flags(opt, prof, res, err);
+	if (r < 0) {
+		build_result_free(res);
+		return r;
+	}
 
 	char tmpdir[] = "/tmp/pqprof-build.XXXXXX";
 	if (!mkdtemp(tmpdir))
@@ -544,21 +701,9 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		snprintf(base, sizeof base, "%s", ts->root);
 	compiler_version(cc, res->compiler, sizeof res->compiler, tmpdir, &lim);
 
-	char **pw = NULL, **uw = NULL;
-	int pn = 0, un = 0;
-	split_words(prof->cflags, &pw, &pn);
-	split_words(opt->extra_cflags, &uw, &un);
-
 	/* The flags string recorded in the descriptor: exactly what was passed. */
-	for (int i = 0; i < pn; i++)
-		append_flag(res->cflags, sizeof res->cflags, pw[i]);
-	for (int i = 0; i < un; i++)
-		append_flag(res->cflags, sizeof res->cflags, uw[i]);
-	for (int i = 0; i < opt->ndefines; i++) {
-		char d[1100];
-		snprintf(d, sizeof d, "-D%s", opt->defines[i]);
-		append_flag(res->cflags, sizeof res->cflags, d);
-	}
+	for (int i = 0; i < res->flags.n; i++)
+		append_flag(res->cflags, sizeof res->cflags, res->flags.v[i].flag);
 	append_flag(res->cflags, sizeof res->cflags, "-g -fPIC");
 	res->downgraded = 1;
 
@@ -566,16 +711,15 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	          ts->kind == TREE_KIND_SIG ? "signature" : "KEM", ts->header);
 	if (ts->nist_in_ngcc)
 		notes_add(res, "api: tree also ships api.h; the NGCC API wins");
-	notes_add(res, "flags: %s <- profile %s (%s)", prof->cflags, prof->name, prof->origin);
-	if (un)
-		notes_add(res, "flags: %s <- --cflags", opt->extra_cflags);
-	for (int i = 0; i < opt->ndefines; i++)
-		notes_add(res, "flags: -D%s <- -D option", opt->defines[i]);
+	for (int i = 0; i < res->flags.n; i++)
+		notes_add(res, "flags: %s <- %s", res->flags.v[i].flag, res->flags.v[i].origin);
 	notes_add(res, "flags: -g -fPIC <- pqprof (symbols and debug info are always kept)");
 	notes_add(res, "flags: implicit declarations, incompatible pointer types, int conversions and implicit int downgraded to warnings <- pqprof");
 	if (opt->flags_origin && opt->extra_cflags && *opt->extra_cflags)
 		notes_add(res, "flags: %s <- %s (%s)", opt->extra_cflags, opt->flags_origin,
 		          opt->trust_flags ? "trusted with --trust-flags" : "checked: no flag that runs programs or loads code");
+	if (!opt->no_tree_flags && !opt->trust_flags)
+		notes_add(res, "flags: the tree's build files' flags were checked: no flag that runs programs or loads code");
 	notes_add(res, "containment: compilers %s; limits %.0f s and %llu MiB per compiler process",
 	          contain_caps()->summary, lim.timeout_s, lim.as_limit >> 20);
 	if (lim.workdir)
@@ -624,10 +768,13 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	const char **names = calloc((size_t)nunits, sizeof *names);
 	struct argv_buf link = { 0 };
 	av_push(&link, cc);
-	for (int i = 0; i < pn; i++)
-		av_push(&link, pw[i]);
-	for (int i = 0; i < un; i++)
-		av_push(&link, uw[i]);
+	/* Code generation flags matter at link time too (-flto, -m...); -D, -U, -I and -std do not. */
+	for (int i = 0; i < res->flags.n; i++) {
+		const char *f = res->flags.v[i].flag;
+		if (strncmp(f, "-D", 2) != 0 && strncmp(f, "-U", 2) != 0 && strncmp(f, "-I", 2) != 0 &&
+		    strncmp(f, "-std=", 5) != 0)
+			av_push(&link, f);
+	}
 	av_push(&link, "-g");
 	av_push(&link, "-shared");
 	/*
@@ -657,7 +804,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
 		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
 		av_push(&cmds[u], cc);
-		push_common(&cmds[u], opt, pw, pn, uw, un, ts, base);
+		push_common(&cmds[u], &res->flags, ts, base);
 		if (shim)
 			av_pushf(&cmds[u], "-I%s", tmpdir);
 		av_push(&cmds[u], "-c");
@@ -715,8 +862,6 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	free(logs);
 	free(names);
 	av_free(&link);
-	free_words(pw, pn);
-	free_words(uw, un);
 	remove_tree(tmpdir);
 	interrupt_untrack_tmp(tmpdir);
 	if (r < 0)
@@ -727,4 +872,5 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 void build_result_free(struct build_result *res)
 {
 	tree_scan_free(&res->ts);
+	flag_list_free(&res->flags);
 }

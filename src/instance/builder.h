@@ -14,6 +14,7 @@
 
 #include "core/pq_error.h"
 #include "instance/tree_scan.h"
+#include "instance/tree_flags.h"
 
 /* A named flag profile (reference, performance, resource, harness-default). */
 struct flag_profile {
@@ -49,6 +50,14 @@ struct build_options {
 	int trust_flags;           /* --trust-flags: no check */
 	double cc_timeout_s;       /* wall-clock limit per compiler process (0: 600 s) */
 	unsigned long long cc_as_limit; /* RLIMIT_AS of compilers (0: 4 GiB or $PQPROF_CC_MEMORY_MB) */
+	/*
+	 * Trees that serve several instances by -D switches (instance_discover.h):
+	 * `instance` must name one of them (--instance); `instance_hint` picks
+	 * one when it matches exactly (a descriptor's instance name).
+	 */
+	const char *instance;
+	const char *instance_hint;
+	int no_tree_flags;         /* do not read the tree's Makefile / CMakeLists.txt */
 };
 
 struct build_result {
@@ -57,6 +66,13 @@ struct build_result {
 	char cflags[8192];         /* the full flags every unit was compiled with */
 	char notes[16384];         /* what was kept, left out, and where flags came from */
 	int downgraded;            /* old-C diagnostics downgraded to warnings */
+	/* Every flag passed to the compiler, with where it came from ("Makefile:12", "profile reference"). */
+	struct flag_list flags;
+	char instance[128];        /* the instance selected by -D switches from the tree ("" none) */
+	char dir_instance[128];    /* the instance the directory name names ("" none) */
+	char instances[2048];      /* the instances the tree serves ("" when one) */
+	/* Why the build was refused before compiling ("instruction set not available"), kept on failure. */
+	char verdict[64];
 };
 
 int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err);

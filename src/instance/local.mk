@@ -5,6 +5,9 @@ libpqprof_a_SOURCES += \
 	src/instance/shim.c src/instance/shim.h \
 	src/instance/builder.c src/instance/builder.h \
 	src/instance/flag_check.c src/instance/flag_check.h \
+	src/instance/tree_flags.c src/instance/tree_flags.h src/instance/cmake_flags.c \
+	src/instance/instance_discover.c src/instance/instance_discover.h \
+	src/instance/isa_check.c src/instance/isa_check.h \
 	src/instance/runpath.c src/instance/runpath.h \
 	src/instance/loader.c src/instance/loader.h
 # package_scan: the instances, implementation versions and KAT files of a whole package.

@@ -1,7 +1,22 @@
 /* record_build: the pqprof.build/1 record; see records.h. */
 #include "config.h"
 #include "supervise/describe.h"
+#include "instance/instance_discover.h"
 #include "record/records.h"
+
+#include <string.h>
+
+/* Every flag the compiler got, with where it came from. */
+static json_t *flags_json(const struct flag_list *fl)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < fl->n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", fl->v[i].flag, "origin", fl->v[i].origin));
+	static const char *const own[] = { "-g", "-fPIC", NULL };
+	for (int i = 0; own[i]; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", own[i], "origin", "pqprof (always)"));
+	return a;
+}
 
 int record_build(const struct build_options *bo, const char *lib, const char *library, const char *profile,
                  const char *label, json_t **record, pq_error *err)
@@ -9,19 +24,33 @@ int record_build(const struct build_options *bo, const char *lib, const char *li
 	json_t *r = json_pack("{s:s, s:s, s:s}", "schema", "pqprof.build/1", "profile", profile, "label", label);
 	*record = r;
 	int rc = 0;
+	char expected[128] = "", dir_instance[128] = "";
 	if (bo) {
 		struct build_result br;
 		if ((rc = instance_build(bo, &br, err)) < 0) {
 			json_object_set_new(r, "status", json_string("failed"));
 			json_object_set_new(r, "failure", json_string(err->msg));
 			json_object_set_new(r, "source_dir", json_string(bo->src_dir));
+			if (br.verdict[0])
+				json_object_set_new(r, "verdict", json_string(br.verdict));
 			return rc;
 		}
 		json_object_set_new(r, "notes", json_string(br.notes));
+		json_object_set_new(r, "flags", flags_json(&br.flags));
+		if (br.instances[0])
+			json_object_set_new(r, "tree_instances", json_string(br.instances));
+		snprintf(expected, sizeof expected, "%s", br.instance);
+		snprintf(dir_instance, sizeof dir_instance, "%s", br.dir_instance);
 		build_result_free(&br);
 	}
 	json_t *desc = NULL;
 	if ((rc = instance_describe(lib, &desc, err)) < 0) {
+		json_object_set_new(r, "status", json_string("failed"));
+		json_object_set_new(r, "failure", json_string(err->msg));
+	} else if (bo && (rc = instance_name_check(bo->src_dir, json_string_value(json_object_get(desc, "name")), expected,
+	                                           dir_instance, err)) < 0) {
+		/* The instance is the one the library reports; one the directory contradicts is not measured. */
+		json_object_set_new(r, "instance", desc);
 		json_object_set_new(r, "status", json_string("failed"));
 		json_object_set_new(r, "failure", json_string(err->msg));
 	} else {
