@@ -733,7 +733,8 @@ static int do_build(struct campaign *c, struct unit *u)
 		json_object_set_new(r, "failure_kind",
 		                    json_string(err.code == PQ_EBUILD || err.code == PQ_ESCHEME ? "scheme" : "tool"));
 		/* Sources or flags that do not compile, refused flags: a verdict on this unit (this profile) only. */
-		if (err.code == PQ_EBUILD || err.code == PQ_EINPUT || err.code == PQ_EUSAGE)
+		if ((err.code == PQ_EBUILD || err.code == PQ_EINPUT || err.code == PQ_EUSAGE) &&
+		    !json_object_get(r, "verdict"))
 			json_object_set_new(r, "verdict", json_string("BUILD"));
 	}
 	/* The implementation version travels with the instance descriptor into every later record. */
