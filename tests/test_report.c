@@ -674,6 +674,26 @@ static json_t *timed_record(const char *profile, const char *op, double base, co
 	return r;
 }
 
+/* The record as a wall-clock counter (TSC) wrote it; with cpu > 0, each call also kept cpu * value CPU ns. */
+static json_t *as_wall_clock(json_t *r, double cpu)
+{
+	json_t *be = json_object_get(r, "backend");
+	json_object_set_new(be, "name", json_string("tsc"));
+	json_object_set_new(be, "unit", json_string("TSC ticks"));
+	json_object_set_new(be, "counts_cycles", json_false());
+	size_t t, i;
+	json_t *tr, *v;
+	json_array_foreach(json_object_get(r, "trials"), t, tr) {
+		if (cpu <= 0)
+			continue;
+		json_t *c = json_array();
+		json_array_foreach(json_object_get(tr, "values"), i, v)
+			json_array_append_new(c, json_integer((json_int_t)round(json_number_value(v) * cpu)));
+		json_object_set_new(tr, "cpu_ns", c);
+	}
+	return r;
+}
+
 static const double flat[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 /* Slow spells: some rounds run 30-80% slower for every build alike. */
 static const double spells[8] = { 1.0, 1.8, 1.05, 1.3, 1.0, 1.6, 1.1, 1.0 };
@@ -728,7 +748,7 @@ START_TEST(test_compare_slower)
 	snprintf(out, sizeof out, "%s/cmp", a);
 	ck_assert_msg(compare_write(res, out, &err) == 0, "%s", err.msg);
 	char *md = slurp(out, "compare.md");
-	ck_assert_msg(strstr(md, "| instance | operation | unit | A median | B median | ratio B/A (95% interval) | runs "
+	ck_assert_msg(strstr(md, "| instance | operation | measure | A median | B median | ratio B/A (95% interval) | runs "
 	                         "| verdict |") != NULL, "%s", md);
 	ck_assert(strstr(md, "| `Toy-96` (harness-default → resource) | sign | cycles | ") != NULL);
 	ck_assert(strstr(md, "| interleaved | slower |") != NULL);
@@ -777,8 +797,10 @@ START_TEST(test_compare_separate_runs)
 	make_tmpdir(a, sizeof a);
 	make_tmpdir(b, sizeof b);
 	double slow[5] = { 1.6, 1.62, 1.58, 1.61, 1.6 };
-	put_json(a, "Toy-96__sign.json", timed_record("harness-default", "sign", 1000, flat, 5, 5, T0, T1, 0, "h1"));
-	put_json(b, "Toy-96__sign.json", timed_record("harness-default", "sign", 1000, slow, 5, 6, T2, T3, 0, "h1"));
+	put_json(a, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("harness-default", "sign", 1000, flat, 5, 5, T0, T1, 0, "h1"), 0));
+	put_json(b, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("harness-default", "sign", 1000, slow, 5, 6, T2, T3, 0, "h1"), 0));
 	pq_error err = { 0 };
 	int rc;
 	json_t *res = run_compare(a, b, &err, &rc);
@@ -790,14 +812,40 @@ START_TEST(test_compare_separate_runs)
 	ck_assert(json_is_false(jp(e, "effect")));
 	ck_assert(strstr(jp_str(e, "reason", ""), "not interleaved in one run (they ended 720 s apart)") != NULL);
 	ck_assert(fabs(jp_num(e, "seconds_apart", 0) - 720) < 1e-9);
+	ck_assert_str_eq(jp_str(e, "measure", ""), "TSC ticks");
 	json_decref(res);
 	/* A 5x difference is beyond the separate-run allowance: still reported. */
-	put_json(b, "Toy-96__sign.json", timed_record("debug", "sign", 5000, slow, 5, 6, T2, T3, 0, "h1"));
+	put_json(b, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("debug", "sign", 5000, slow, 5, 6, T2, T3, 0, "h1"), 0));
 	res = run_compare(a, b, &err, &rc);
 	ck_assert_msg(rc == 0, "%s", err.msg);
 	e = verdict_of(res, "sign");
 	ck_assert_str_eq(jp_str(e, "verdict", ""), "slower");
 	ck_assert(strstr(jp_str(e, "reason", ""), "separate runs, but beyond the 2x allowance") != NULL);
+	json_decref(res);
+	/*
+	 * With per-call CPU time kept, the slow spell (time spent waiting for
+	 * a CPU) does not show: CPU time is compared, and the allowance is
+	 * smaller, so a 1.6x difference in CPU time is reported.
+	 */
+	put_json(a, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("harness-default", "sign", 1000, flat, 5, 5, T0, T1, 0, "h1"), 0.5));
+	put_json(b, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("harness-default", "sign", 1000, slow, 5, 6, T2, T3, 0, "h1"), 0.5 / 1.6));
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "measure", ""), "CPU ns");
+	ck_assert(fabs(jp_num(e, "ratio", 0) - 1.0) < 0.02);
+	ck_assert(json_is_false(jp(e, "effect")));
+	json_decref(res);
+	put_json(b, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("debug", "sign", 1600, flat, 5, 6, T2, T3, 0, "h1"), 0.5));
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "slower");
+	ck_assert(strstr(jp_str(e, "reason", ""), "beyond the 1.25x allowance") != NULL);
 	json_decref(res);
 	rm_rf(a);
 	rm_rf(b);

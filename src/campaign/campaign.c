@@ -1005,12 +1005,13 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	}
 	if (o->summary && !c.stopped)
 		print_summary(&c, o->summary);
-	if (!o->no_report && !c.stopped)
-		r = steps_report(c.dir, err);
 	char profiles[8][64];
 	int np = profile_list(&c, profiles, 8, NULL);
+	/* Comparisons before the report: it has a section for them. */
 	if (r == 0 && !c.stopped && np > 1 && (c.want[STEP_BENCH] || c.want[STEP_PROFILE]))
 		r = steps_compare_profiles(c.dir, profiles, np, o->summary, err);
+	if (r == 0 && !o->no_report && !c.stopped)
+		r = steps_report(c.dir, err);
 	r = finish(&c, r, err);
 	interrupt_set_where(NULL);
 	interrupt_set_resume(NULL);

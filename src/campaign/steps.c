@@ -145,7 +145,8 @@ int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *ou
 		char sub[PATH_MAX];
 		if ((r = path_fmt(sub, sizeof sub, err, "%s/compare/%s_vs_%s", dir, profiles[0], profiles[p])) < 0)
 			break;
-		struct compare_opts co = { .out_dir = sub };
+		/* A/A arms ("aa_of" records) are looked for in the whole campaign. */
+		struct compare_opts co = { .out_dir = sub, .aa = rs };
 		json_t *res = NULL;
 		r = compare_sets(base, other, &co, &res, err);
 		if (r == 0)

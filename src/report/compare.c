@@ -86,11 +86,12 @@ static size_t call_count(const json_t *bench)
 }
 
 /*
- * One figure per trial: the median of its per-call values (robust to the
- * odd interrupted call), or the trial's mean when the record kept no
- * per-call values (*per_call = 0).  NULL on memory.
+ * One figure per trial: the median of its per-call values under `key`
+ * (robust to the odd interrupted call), or, for "values" when the record
+ * kept no per-call values, the trial's mean (*per_call = 0).  NULL on
+ * memory.
  */
-static double *trial_figures(const json_t *bench, size_t *n, int *per_call)
+static double *trial_figures(const json_t *bench, const char *key, size_t *n, int *per_call)
 {
 	json_t *trials = jp(bench, "trials");
 	size_t nt = json_array_size(trials), i, k = 0;
@@ -100,7 +101,7 @@ static double *trial_figures(const json_t *bench, size_t *n, int *per_call)
 	*per_call = 1;
 	json_t *t;
 	json_array_foreach(trials, i, t) {
-		json_t *vals = jp(t, "values");
+		json_t *vals = json_object_get(t, key);
 		size_t nv = json_array_size(vals);
 		double *c = nv ? malloc(nv * sizeof *c) : NULL;
 		size_t m = 0;
@@ -113,7 +114,7 @@ static double *trial_figures(const json_t *bench, size_t *n, int *per_call)
 		}
 		if (m) {
 			v[k++] = stats_median(c, m);
-		} else if (json_is_number(jp(t, "mean_units"))) {
+		} else if (strcmp(key, "values") == 0 && json_is_number(jp(t, "mean_units"))) {
 			v[k++] = jp_num(t, "mean_units", 0);
 			*per_call = 0;
 		}
@@ -121,6 +122,43 @@ static double *trial_figures(const json_t *bench, size_t *n, int *per_call)
 	}
 	*n = k;
 	return v;
+}
+
+static int has_cpu_times(const json_t *bench)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(jp(bench, "trials"), i, t)
+		if (!json_array_size(json_object_get(t, "cpu_ns")))
+			return 0;
+	return json_array_size(jp(bench, "trials")) > 0;
+}
+
+/*
+ * What the comparison measures.  Counters that count only while the
+ * process runs (PMU cycles) are used as they are; a wall-clock counter
+ * (TSC, clock) also counts the time spent waiting for a CPU, which on a
+ * busy machine moves whole runs, so the per-call CPU time is used instead
+ * when both records kept it.
+ */
+struct measure {
+	const char *key;     /* per-call array in each trial */
+	char label[64];      /* what the figures are, for the table */
+	int task_time;       /* blind to waiting for a CPU */
+};
+
+static void choose_measure(const json_t *ba, const json_t *bb, const char *unit, struct measure *m)
+{
+	int cycles = json_is_true(jp(ba, "backend.counts_cycles")) && json_is_true(jp(bb, "backend.counts_cycles"));
+	if (!cycles && has_cpu_times(ba) && has_cpu_times(bb)) {
+		m->key = "cpu_ns";
+		snprintf(m->label, sizeof m->label, "CPU ns");
+		m->task_time = 1;
+	} else {
+		m->key = "values";
+		snprintf(m->label, sizeof m->label, "%s", unit);
+		m->task_time = cycles;
+	}
 }
 
 /* Seconds since the epoch of an ISO-8601 UTC stamp, or -1. */
@@ -209,12 +247,12 @@ static void env_check(const json_t *ea, const json_t *eb, const json_t *ba, cons
 }
 
 /* Interval of B / A over trials; paired when interleaved (whole rounds resampled). */
-static int trial_ratio(const json_t *ba, const json_t *bb, int paired, const struct compare_opts *o,
+static int trial_ratio(const json_t *ba, const json_t *bb, const char *key, int paired, const struct compare_opts *o,
                        stats_interval *ci, size_t *na_out, size_t *nb_out, int *per_call, pq_error *err)
 {
 	size_t na = 0, nb = 0;
 	int pa = 0, pb = 0;
-	double *va = trial_figures(ba, &na, &pa), *vb = trial_figures(bb, &nb, &pb);
+	double *va = trial_figures(ba, key, &na, &pa), *vb = trial_figures(bb, key, &nb, &pb);
 	int r;
 	if (!va || !vb) {
 		r = pq_fail(err, PQ_ENOMEM, "out of memory");
@@ -268,8 +306,8 @@ struct aa_ctx {
 };
 
 /* The A/A ratio (A2 / A) for one op, into e["aa"]; its band widens what counts as no effect. */
-static int aa_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa, json_t *e,
-                    double *band_lo, double *band_hi)
+static int aa_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa, const char *key,
+                    json_t *e, double *band_lo, double *band_hi)
 {
 	const struct compare_opts *o = ac->o;
 	const struct rs_instance *arm = NULL;
@@ -294,7 +332,7 @@ static int aa_entry(const struct aa_ctx *ac, const struct pair *p, const struct 
 	size_t na, n2;
 	int pc;
 	pq_error ignore = { 0 };
-	if (trial_ratio(oa->bench, o2->bench, paired, o, &ci, &na, &n2, &pc, &ignore) < 0)
+	if (trial_ratio(oa->bench, o2->bench, key, paired, o, &ci, &na, &n2, &pc, &ignore) < 0)
 		return 0;
 	json_object_set_new(e, "aa", json_pack("{s:s, s:f, s:f, s:f, s:s}", "profile", arm->profile, "ratio",
 	                                       ci.estimate, "lo", ci.lo, "hi", ci.hi, "runs",
@@ -326,12 +364,15 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 	                      "b_mean", jp_num(ob->bench, "summary.mean_units", NAN),
 	                      "a_values", (json_int_t)call_count(oa->bench), "b_values",
 	                      (json_int_t)call_count(ob->bench));
+	struct measure m;
+	choose_measure(oa->bench, ob->bench, ua, &m);
+	json_object_set_new(e, "measure", json_string(m.label));
 	const json_t *bs[2] = { oa->bench, ob->bench };
 	static const char *const med_keys[2] = { "a_median", "b_median" };
 	for (int k = 0; k < 2; k++) {
 		size_t n = 0;
 		int pc = 0;
-		double *v = trial_figures(bs[k], &n, &pc);
+		double *v = trial_figures(bs[k], m.key, &n, &pc);
 		if (v && n)
 			json_object_set_new(e, med_keys[k], json_real(stats_median(v, n)));
 		free(v);
@@ -346,7 +387,9 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 	if (!paired && ta >= 0 && tb >= 0)
 		json_object_set_new(e, "seconds_apart", json_real(fabs(tb - ta)));
 	double th = o->tolerance_set ? o->tolerance : COMPARE_DEFAULT_THRESHOLD;
-	double sep = o->separate_factor > 1 ? o->separate_factor : COMPARE_DEFAULT_SEPARATE;
+	double sep = o->separate_factor > 1 ? o->separate_factor
+	             : m.task_time ? COMPARE_DEFAULT_SEPARATE_TASK : COMPARE_DEFAULT_SEPARATE;
+	json_object_set_new(e, "separate_factor", json_real(sep));
 	if (widen[0])
 		sep *= 1.5;
 	stats_interval ci;
@@ -354,7 +397,7 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 	int pc = 0;
 	pq_error serr = { 0 };
 	const char *verdict;
-	if (trial_ratio(oa->bench, ob->bench, paired, o, &ci, &na, &nb, &pc, &serr) < 0) {
+	if (trial_ratio(oa->bench, ob->bench, m.key, paired, o, &ci, &na, &nb, &pc, &serr) < 0) {
 		if (serr.code == PQ_ENOMEM) {
 			*rc = pq_fail(err, PQ_ENOMEM, "out of memory");
 			json_decref(e);
@@ -373,7 +416,7 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 		json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
 		json_object_set_new(e, "per_call", json_boolean(pc));
 		int beyond_threshold = ci.hi < lo || ci.lo > hi;
-		int has_aa = aa_entry(ac, p, oa, e, &lo, &hi);
+		int has_aa = aa_entry(ac, p, oa, m.key, e, &lo, &hi);
 		int beyond_aa = ci.hi < lo || ci.lo > hi;
 		if (!paired) {
 			lo = fmin(lo, 1.0 / sep);
@@ -694,7 +737,7 @@ int compare_sets(const struct record_set *a, const struct record_set *b, const s
 	                    "pqprof.compare/1", "a", a->dir, "b", b->dir, "resamples",
 	                    o->resamples > 0 ? o->resamples : STATS_BOOTSTRAP_RESAMPLES, "seed",
 	                    (json_int_t)(o->seed ? o->seed : STATS_BOOTSTRAP_SEED), "tolerance", th, "threshold", th,
-	                    "separate_factor", o->separate_factor > 1 ? o->separate_factor : COMPARE_DEFAULT_SEPARATE,
+	                    "separate_factor", o->separate_factor > 1 ? o->separate_factor : 0.0,
 	                    "timing", timing, "static_image", images, "memory", memory, "functions", functions,
 	                    "flamegraphs", flames, "notes", notes);
 	if (*result && o->aa)
@@ -765,7 +808,7 @@ static void timing_table(const json_t *res, rdoc *d, int level, const char *anch
 		rdoc_para(d, "No operation was timed on both sides.");
 		return;
 	}
-	static const char *const hdr[] = { "instance", "operation", "unit", "A median", "B median",
+	static const char *const hdr[] = { "instance", "operation", "measure", "A median", "B median",
 	                                   "ratio B/A (95% interval)", "runs", "verdict", "A/A (95% interval)" };
 	struct rd_table *t = rdoc_table(d, any_aa ? 9 : 8, hdr);
 	json_array_foreach(timing, i, e) {
@@ -777,7 +820,7 @@ static void timing_table(const json_t *res, rdoc *d, int level, const char *anch
 		fmt_aa(aa, sizeof aa, e);
 		const char *pa = jp_str(e, "profile_a", ""), *pb = jp_str(e, "profile_b", "");
 		snprintf(inst, sizeof inst, "%s", jp_str(e, "instance", "?"));
-		const char *cells[] = { inst, jp_str(e, "op", "?"), jp_str(e, "unit", "?"), ma, mb, ratio,
+		const char *cells[] = { inst, jp_str(e, "op", "?"), jp_str(e, "measure", jp_str(e, "unit", "?")), ma, mb, ratio,
 		                        jp_str(e, "runs", "?"), jp_str(e, "verdict", "unknown"), aa };
 		rd_row(d, t, cells, 1u);
 		if (strcmp(pa, pb) != 0) {
@@ -860,15 +903,22 @@ int compare_doc_body(const json_t *res, rdoc *d, int level, const char *anchor, 
 	char id[128];
 	size_t i;
 	json_t *e;
+	char allowance[96];
+	if (jp_num(res, "separate_factor", 0) > 1)
+		snprintf(allowance, sizeof allowance, "x%.3g, as given", jp_num(res, "separate_factor", 0));
+	else
+		snprintf(allowance, sizeof allowance, "x%.3g for CPU time or cycles, x%.3g for wall-clock figures",
+		         COMPARE_DEFAULT_SEPARATE_TASK, COMPARE_DEFAULT_SEPARATE);
 	rdoc_para(d, "Ratios are B over A of the typical cost per call (each trial's median per-call value; below 1: "
-	          "B is faster).  The 95%% interval resamples trials, not calls: in an interleaved run (A, B, A, B in "
-	          "one process tree) trial i of A and of B form one round and whole rounds are resampled (a blocked "
-	          "bootstrap, %.0f resamples, fixed seed), widened to the Student-t interval when that is wider.  "
-	          "A change is reported (faster, slower) only when the whole interval lies outside the practical "
-	          "threshold of ±%.3g%%, outside the spread of an A/A pair when there is one, and, for separate runs, "
-	          "outside the %.2gx allowance for runs that were not interleaved.",
-	          jp_num(res, "resamples", 0), jp_num(res, "threshold", 0) * 100.0,
-	          jp_num(res, "separate_factor", COMPARE_DEFAULT_SEPARATE));
+	          "B is faster), in PMU cycles where the counter counts cycles, else in CPU time per call where both "
+	          "records kept it (blind to the time a process waits for a CPU), else in the counter's wall-clock "
+	          "units.  The 95%% interval resamples trials, not calls: in an interleaved run (A, B, A, B, ...) "
+	          "trial i of A and of B form one round and whole rounds are resampled (a blocked bootstrap, %.0f "
+	          "resamples, fixed seed), widened to the Student-t interval when that is wider.  A change is "
+	          "reported (faster, slower) only when the whole interval lies outside the practical threshold of "
+	          "±%.3g%%, outside the spread of an A/A pair when there is one, and, for separate runs, outside the "
+	          "allowance for runs that were not interleaved (%s).", jp_num(res, "resamples", 0),
+	          jp_num(res, "threshold", 0) * 100.0, allowance);
 	timing_table(res, d, level, anchor);
 	json_t *images = jp(res, "static_image");
 	if (json_array_size(images)) {

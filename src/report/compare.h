@@ -2,7 +2,9 @@
  * compare: two record sets side by side -- the same instances built or run
  * two ways (flags, compilers, machines, versions).  For every (instance,
  * op) timed in both it gives the ratio B / A of the typical per-call cost
- * (each trial's median per-call value), with a 95% interval that resamples
+ * (each trial's median per-call value: PMU cycles where the counter counts
+ * cycles, else the per-call CPU time where both records kept it, else the
+ * counter's wall-clock units), with a 95% interval that resamples
  * trials -- the independent unit, since calls inside one trial share the
  * machine's state -- and a verdict.
  *
@@ -42,7 +44,8 @@
 
 #define COMPARE_TOP_FUNCTIONS 15
 #define COMPARE_DEFAULT_THRESHOLD 0.03   /* practical threshold: smaller changes are no effect */
-#define COMPARE_DEFAULT_SEPARATE 2.0     /* separate runs: only a factor beyond this counts */
+#define COMPARE_DEFAULT_SEPARATE 2.0     /* separate runs, wall-clock figures: only a factor beyond this counts */
+#define COMPARE_DEFAULT_SEPARATE_TASK 1.25  /* separate runs, CPU time or PMU cycles */
 #define COMPARE_MIN_TRIALS 2
 
 struct compare_opts {
@@ -50,7 +53,7 @@ struct compare_opts {
 	uint64_t seed;          /* 0: STATS_BOOTSTRAP_SEED */
 	double tolerance;       /* practical threshold: "no effect" within 1 ± tolerance */
 	int tolerance_set;      /* 0: COMPARE_DEFAULT_THRESHOLD instead of tolerance */
-	double separate_factor; /* separate runs: effect only beyond [1/F, F]; 0: COMPARE_DEFAULT_SEPARATE */
+	double separate_factor; /* separate runs: effect only beyond [1/F, F]; 0: the default for the measure */
 	const char *out_dir;    /* differential flame graphs go to OUT/flame/, or NULL: not drawn */
 	int max_functions;      /* rows of each per-function table, 0: COMPARE_TOP_FUNCTIONS */
 	/*

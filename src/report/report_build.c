@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "report/report_leak.h"
+#include "report/report_compare.h"
 #include "report/report.h"
 #include "report/jpath.h"
 #include "core/units.h"
@@ -828,6 +829,9 @@ int report_build_doc(const struct record_set *rs, rdoc *doc, pq_error *err)
 	section_evidence(rs, doc);
 	section_hotspots(rs, doc);
 	report_section_leak(rs, doc);
+	int r = report_section_compare(rs, doc, err);
+	if (r < 0)
+		return r;
 	if (doc->oom)
 		return pq_fail(err, PQ_ENOMEM, "out of memory building the report");
 	return 0;
