@@ -429,14 +429,14 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 		} else if (effect) {
 			verdict = ci.hi < lo ? "faster" : "slower";
 			if (!paired)
-				add_reason(reason, sizeof reason, "separate runs, but beyond the %.2gx allowance for them", sep);
+				add_reason(reason, sizeof reason, "separate runs, but beyond the %.3gx allowance for them", sep);
 		} else if (!paired && beyond_aa) {
 			verdict = "inconclusive: separate runs";
 			char apart[64] = "";
 			if (ta >= 0 && tb >= 0)
 				snprintf(apart, sizeof apart, " (they ended %.0f s apart)", fabs(tb - ta));
 			add_reason(reason, sizeof reason, "A and B were not interleaved in one run%s; a whole run can "
-			           "shift by up to %.2gx on a busy machine, and this difference is smaller; run both in "
+			           "shift by up to %.3gx on a busy machine, and this difference is smaller; run both in "
 			           "one campaign (pqprof run --profiles A,B) to tell", apart, sep);
 		} else if (has_aa && beyond_threshold) {
 			verdict = "no effect: within A/A spread";
