@@ -79,6 +79,8 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 	};
 	pq_error err = { 0 };
 	json_t *rec = NULL;
+	struct profile_op_summary os;
+	po.op_out = &os;
 	int r = profile_record_op(&po, (enum pq_op)op, trace, &err);
 	if (r == 0) {
 		struct analysis_opts ao = { .groups = gs, .flamegraph = svg, .folded = fold };
@@ -93,6 +95,9 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 		rel_path(rec, "trace", dir);
 		rel_path(rec, "flamegraph", dir);
 		rel_path(rec, "folded", dir);
+		json_t *pt = profile_perturbation_json(&os);
+		if (pt)
+			json_object_set_new(rec, "perturbation", pt);
 	}
 	if (r < 0 && errp)
 		*errp = err;

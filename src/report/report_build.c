@@ -746,6 +746,15 @@ static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d
 	          jp_num(p, "truncated", 0), upo, unit);
 	if (jp_str(p, "event_fallback", NULL))
 		rdoc_para(d, "Event fallback: %s", jp_str(p, "event_fallback", ""));
+	if (jp(p, "perturbation")) {
+		char on[32], off[32];
+		fmt_count(on, sizeof on, jp_num(p, "perturbation.on_ns", NAN));
+		fmt_count(off, sizeof off, jp_num(p, "perturbation.off_ns", NAN));
+		rdoc_para(d, "Profiling's own perturbation: a sampled call took %s CPU ns on average, an unsampled one "
+		          "%s (x%.3f; wall clock x%.3f), over %.0f calls of each, interleaved one by one.", on, off,
+		          jp_num(p, "perturbation.ratio", NAN), jp_num(p, "perturbation.wall_ratio", NAN),
+		          jp_num(p, "perturbation.on_calls", 0));
+	}
 	json_t *fns = jp(p, "functions");
 	size_t n = json_array_size(fns), k = 0;
 	json_t **v = calloc(n ? n : 1, sizeof *v);
