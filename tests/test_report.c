@@ -937,6 +937,65 @@ START_TEST(test_compare_threshold)
 }
 END_TEST
 
+START_TEST(test_compare_function_costs)
+{
+	/*
+	 * B is twice as fast; keccak's self share rises from 40% to 60%, yet
+	 * its cost per op falls from 400 to 300 cycles: the table says both.
+	 */
+	char a[64], b[64];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	json_t *pa = profile_record("Toy-96", "sign", 0), *pb = profile_record("Toy-96", "sign", 0);
+	json_object_set_new(pa, "units_per_op", json_real(1000));
+	json_object_set_new(pb, "units_per_op", json_real(500));
+	json_t *fa = json_array_get(json_object_get(pa, "functions"), 0), *fb = json_array_get(json_object_get(pb, "functions"), 0);
+	json_object_set_new(fa, "name", json_string("keccak"));
+	json_object_set_new(fb, "name", json_string("keccak"));
+	json_object_set_new(fa, "self_share", json_real(0.4));
+	json_object_set_new(fa, "self_lo", json_real(0.39));
+	json_object_set_new(fa, "self_hi", json_real(0.41));
+	json_object_set_new(fb, "self_share", json_real(0.6));
+	json_object_set_new(fb, "self_lo", json_real(0.59));
+	json_object_set_new(fb, "self_hi", json_real(0.61));
+	put_json(a, "Toy-96__sign.prof.json", pa);
+	put_json(b, "Toy-96__sign.prof.json", pb);
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	json_t *e = json_array_get(jp(res, "functions"), 0);
+	ck_assert_str_eq(jp_str(e, "cost_unit", ""), "cycles");
+	json_t *k = NULL, *f;
+	size_t i;
+	json_array_foreach(jp(e, "functions"), i, f)
+		if (strcmp(jp_str(f, "name", ""), "keccak") == 0)
+			k = f;
+	ck_assert(k != NULL);
+	ck_assert(fabs(jp_num(k, "delta", 0) - 0.2) < 1e-9);           /* share up 20 pp */
+	ck_assert(fabs(jp_num(k, "a_cost", 0) - 400) < 1e-6);
+	ck_assert(fabs(jp_num(k, "b_cost", 0) - 300) < 1e-6);
+	ck_assert(fabs(jp_num(k, "cost_delta", 0) + 100) < 1e-6);      /* cost down 100 cycles/op */
+	ck_assert(jp_num(k, "cost_delta_hi", 0) < 0 && jp_num(k, "cost_delta_lo", 0) < -100);
+	rdoc doc;
+	rdoc_init(&doc);
+	ck_assert(compare_doc(res, &doc, &err) == 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	report_markdown_to(mf, &doc);
+	fclose(mf);
+	ck_assert_msg(strstr(buf, "| function | A cycles/op | B cycles/op | delta cycles/op (95% interval) | self share A "
+	                          "| self share B | delta pp |") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "| `keccak` | 400 | 300 | -100 (") != NULL, "%s", buf);
+	free(buf);
+	rdoc_free(&doc);
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
 START_TEST(test_trial_ratio_ci)
 {
 	/* Paired rounds: the shared drift cancels; unpaired it does not. */
@@ -1028,6 +1087,7 @@ static Suite *report_suite(void)
 	tcase_add_test(c, test_compare_aa_spread);
 	tcase_add_test(c, test_compare_threshold);
 	tcase_add_test(c, test_trial_ratio_ci);
+	tcase_add_test(c, test_compare_function_costs);
 	tcase_add_test(c, test_compare_unit_mismatch);
 	tcase_add_test(c, test_compare_campaigns);
 	suite_add_tcase(s, c);
