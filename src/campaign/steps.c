@@ -157,15 +157,18 @@ int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *ou
 		if (r == 0)
 			r = compare_write(res, sub, err);
 		if (r == 0 && out) {
-			fprintf(out, "\n%s vs %s (ratio of per-call means, 95%% bootstrap interval):\n", profiles[p], profiles[0]);
+			fprintf(out, "\n%s vs %s (ratio of typical per-call cost, 95%% interval over trials):\n", profiles[p],
+			        profiles[0]);
 			size_t i;
 			json_t *e;
 			json_array_foreach(json_object_get(res, "timing"), i, e) {
-				fprintf(out, "  %-28s %-7s %6.3f  (%.3f-%.3f)  %s\n",
+				fprintf(out, "  %-28s %-7s %6.3f  (%.3f-%.3f)  %s, %s: %s\n",
 				        json_string_value(json_object_get(e, "instance")) ?: "?",
 				        json_string_value(json_object_get(e, "op")) ?: "?",
 				        json_number_value(json_object_get(e, "ratio")), json_number_value(json_object_get(e, "lo")),
 				        json_number_value(json_object_get(e, "hi")),
+				        json_string_value(json_object_get(e, "measure")) ?: "?",
+				        json_string_value(json_object_get(e, "runs")) ?: "?",
 				        json_string_value(json_object_get(e, "verdict")) ?: "?");
 			}
 			fprintf(out, "  details: %s/compare.md\n", sub);

@@ -780,12 +780,16 @@ static void fmt_aa(char *buf, size_t len, const json_t *e)
 		         jp_num(e, "aa.hi", NAN));
 }
 
+/* A count with its sign ("-715.5 k"); fmt_count knows only magnitudes. */
 static void fmt_cost(char *buf, size_t len, double v)
 {
-	if (!isfinite(v))
+	if (!isfinite(v)) {
 		snprintf(buf, len, "–");
-	else
-		fmt_count(buf, len, v);
+		return;
+	}
+	char mag[24];
+	fmt_count(mag, sizeof mag, fabs(v));
+	snprintf(buf, len, "%s%s", v < 0 ? "-" : "", mag);
 }
 
 static void anchor_of(char *buf, size_t len, const char *prefix, const char *id)
@@ -874,8 +878,8 @@ static void function_tables(const json_t *res, rdoc *d, int level, const char *a
 				fmt_cost(lo, sizeof lo, jp_num(f, "cost_delta_lo", NAN));
 				fmt_cost(hi, sizeof hi, jp_num(f, "cost_delta_hi", NAN));
 				char dv_s[32];
-				fmt_cost(dv_s, sizeof dv_s, fabs(dv));
-				snprintf(dc, sizeof dc, "%s%s (%s … %s)", dv < 0 ? "-" : "+", dv_s, lo, hi);
+				fmt_cost(dv_s, sizeof dv_s, dv);
+				snprintf(dc, sizeof dc, "%s%s (%s … %s)", dv > 0 ? "+" : "", dv_s, lo, hi);
 				report_fmt_share(sa, sizeof sa, jp_num(f, "a_self_share", NAN));
 				report_fmt_share(sb, sizeof sb, jp_num(f, "b_self_share", NAN));
 				snprintf(dl, sizeof dl, "%+.1f", jp_num(f, "delta", NAN) * 100.0);
