@@ -15,7 +15,7 @@ expect_rc 0 "sizes into A" -- "$PQPROF" sizes "$WORK/a.so" --records "$WORK/A"
 
 expect_rc 0 "compare A B" -- "$PQPROF" compare "$WORK/A" "$WORK/B" --out "$WORK/cmp" --resamples 200
 expect_grep "$WORK/out" '^\| instance \| operation \| measure \| A median \| B median \| ratio B/A \(95% interval\) \| runs \| verdict \|$' "timing table header"
-expect_grep "$WORK/out" '^\| `Toy-96` \| sign \| ns \| ' "sign row in ns"
+expect_grep "$WORK/out" '^\| `Toy-96` \| sign \| CPU ns \| ' "sign row measured in CPU ns (the clock backend is a wall clock)"
 expect_grep "$WORK/out" '^\| `Toy-96` \| verify \| ' "verify row"
 expect_grep "$WORK/out" 'peak RSS A' "memory table"
 [ -s "$WORK/cmp/compare.md" ] && pass "compare.md written" || fail "compare.md missing"
