@@ -996,6 +996,42 @@ START_TEST(test_compare_function_costs)
 }
 END_TEST
 
+START_TEST(test_report_comparison_section)
+{
+	/* A campaign holding a comparison gets its own report section; a broken one is named. */
+	char a[64], b[64], dir[64], sub[160];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	put_json(a, "Toy-96__sign.json", timed_record("harness-default", "sign", 1000, spells, 5, 11, T0, T1, 1, "h1"));
+	put_json(b, "Toy-96__sign.json", timed_record("resource", "sign", 1500, spells, 5, 23, T0, T1, 1, "h1"));
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	snprintf(sub, sizeof sub, "%s/compare/harness-default_vs_resource", dir);
+	ck_assert_msg(compare_write(res, sub, &err) == 0, "%s", err.msg);
+	json_decref(res);
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	char *md = slurp(dir, "report.md");
+	ck_assert(strstr(md, "## 11. Comparison") != NULL);
+	ck_assert(strstr(md, "### resource against harness-default") != NULL);
+	ck_assert(strstr(md, "| interleaved | slower |") != NULL);
+	free(md);
+	char *html = slurp(dir, "report.html");
+	ck_assert(strstr(html, "11. Comparison") != NULL);
+	free(html);
+	put(dir, "compare/harness-default_vs_resource/compare.json", "{\"schema\": ");
+	ck_assert(report_write_all(dir, &err) < 0);
+	ck_assert_msg(strstr(err.msg, "compare/harness-default_vs_resource/compare.json: invalid JSON") != NULL, "%s",
+	              err.msg);
+	rm_rf(a);
+	rm_rf(b);
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_trial_ratio_ci)
 {
 	/* Paired rounds: the shared drift cancels; unpaired it does not. */
@@ -1088,6 +1124,7 @@ static Suite *report_suite(void)
 	tcase_add_test(c, test_compare_threshold);
 	tcase_add_test(c, test_trial_ratio_ci);
 	tcase_add_test(c, test_compare_function_costs);
+	tcase_add_test(c, test_report_comparison_section);
 	tcase_add_test(c, test_compare_unit_mismatch);
 	tcase_add_test(c, test_compare_campaigns);
 	suite_add_tcase(s, c);
