@@ -911,6 +911,16 @@ START_TEST(test_compare_aa_spread)
 	ck_assert_str_eq(jp_str(e, "verdict", ""), "faster");
 	ck_assert(jp_num(e, "hi", 1) < 0.65 && jp(e, "aa") != NULL);
 	json_decref(res);
+	/* The baseline against a set holding only its A/A arm still pairs. */
+	rm_rf(b);
+	make_tmpdir(b, sizeof b);
+	json_t *arm = timed_record("harness-default-aa", "sign", 1080, spells, 6, 7, T0, T1, 2, "h1");
+	json_object_set_new(arm, "aa_of", json_string("harness-default"));
+	put_json(b, "Toy-96-aa__sign.json", arm);
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	ck_assert_str_eq(jp_str(verdict_of(res, "sign"), "profile_b", ""), "harness-default-aa");
+	json_decref(res);
 	rm_rf(a);
 	rm_rf(b);
 }

@@ -60,6 +60,11 @@ static size_t make_pairs(const struct record_set *a, const struct record_set *b,
 			for (size_t k = 0; k < b->ninst && !match; k++)
 				if (strcmp(b->inst[k].name, ia->name) == 0 && !is_aa_arm(&b->inst[k]))
 					match = &b->inst[k];
+		/* B holding only the A/A arm: the baseline against its own copy. */
+		if (!match && name_count(b, ia->name) == 0)
+			for (size_t k = 0; k < b->ninst && !match; k++)
+				if (strcmp(b->inst[k].name, ia->name) == 0)
+					match = &b->inst[k];
 		if (match) {
 			out[n].a = ia;
 			out[n].b = match;
