@@ -1,7 +1,8 @@
 /*
  * pqprof compare: two record sets (campaign directories, or plain
  * directories of records as `pqprof bench --records DIR` writes them),
- * baseline A and candidate B.  Prints the comparison as Markdown tables
+ * baseline A and candidate B (and, with --aa, a second run of A whose
+ * spread tells what is noise).  Prints the comparison as Markdown tables
  * (or the pqprof.compare/1 JSON with --json) and, with --out, writes
  * compare.md, compare.json and differential flame graphs there.
  */
@@ -31,9 +32,12 @@ int cmd_compare(int argc, char **argv)
 		{ OPT_FLAG, 0, "json", &json, NULL, "print the comparison as JSON" },
 		{ OPT_INT, 0, "resamples", &resamples, "N", "bootstrap resamples (default 2000)" },
 		{ OPT_INT, 0, "seed", &seed, "N", "bootstrap seed (default fixed)" },
-		{ OPT_STRING, 0, "aa", &aa_dir, "A2", "a second run of the baseline (A/A): differences it shows too are no effect" },
-		{ OPT_DOUBLE, 0, "tolerance", &tolerance, "X", "practical threshold: ratios within 1 +- X are no effect (default 0.03)" },
-		{ OPT_DOUBLE, 0, "separate-factor", &separate, "F", "separate runs: only ratios beyond F or 1/F count (default 2)" },
+		{ OPT_STRING, 0, "aa", &aa_dir, "A2",
+		  "a second run of the baseline (A/A): differences it shows too are no effect" },
+		{ OPT_DOUBLE, 0, "tolerance", &tolerance, "X",
+		  "practical threshold: ratios within 1 +- X are no effect (default 0.03)" },
+		{ OPT_DOUBLE, 0, "separate-factor", &separate, "F",
+		  "separate runs: only ratios beyond F or 1/F count (default 1.25 for CPU time or cycles, 2 for wall clocks)" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[2];
