@@ -447,10 +447,14 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 			verdict = "no effect: within A/A spread";
 			add_reason(reason, sizeof reason, "the A/A pair differs by as much (%.3f-%.3f)",
 			           jp_num(e, "aa.lo", NAN), jp_num(e, "aa.hi", NAN));
-		} else if (ci.hi < 1 || ci.lo > 1) {
+		} else if ((ci.hi < 1 || ci.lo > 1) && ci.lo >= 1.0 / (1.0 + th) && ci.hi <= 1.0 + th) {
 			verdict = "no effect: below threshold";
 			add_reason(reason, sizeof reason, "significant, but within the %.3g%% practical threshold",
 			           th * 100.0);
+		} else if (ci.hi < 1 || ci.lo > 1) {
+			verdict = "inconclusive: near the threshold";
+			add_reason(reason, sizeof reason, "significant, but the interval reaches both sides of the %.3g%% "
+			           "practical threshold; more trials would tell", th * 100.0);
 		} else {
 			verdict = "no significant change";
 		}

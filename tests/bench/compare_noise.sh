@@ -12,8 +12,9 @@
 # The identical pair of (b) is an A/A arm where `pqprof run` offers --aa,
 # else the harness-default and reference profiles, made the same build by
 # the instance's own -std=gnu17 (it comes after the profile's flags and
-# overrides reference's -std=c99); the script checks the machine code is
-# the same.
+# overrides reference's -std=c99); the script prints both builds' flags.
+# (The two libraries still differ in the profile name the shim embeds, so
+# code layout can differ slightly; an A/A arm is the same library.)
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -107,14 +108,10 @@ else
 	campaign "$work/mix" --profiles harness-default,reference,debug
 	same="$work/mix/compare/harness-default_vs_reference"
 	what="harness-default against reference (both -O2 -std=gnu17)"
-	t1="$work/mix/lib/SPHINCS+-shake-128f-simple__harness-default.so"
-	t2="$work/mix/lib/SPHINCS+-shake-128f-simple__reference.so"
-	if objcopy -O binary --only-section=.text "$t1" "$work/t1" 2>/dev/null &&
-	   objcopy -O binary --only-section=.text "$t2" "$work/t2" 2>/dev/null && cmp -s "$work/t1" "$work/t2"; then
-		echo "  the two builds have the same machine code (.text identical)"
-	else
-		echo "  note: the two builds' machine code differs (or objcopy is missing)"
-	fi
+	for p in harness-default reference; do
+		f="$work/mix/build/SPHINCS+-shake-128f-simple__$p.json"
+		echo "  $p build flags: $(sed -n 's/.*"cflags": "\([^"]*\)".*/\1/p' "$f" | head -n 1)"
+	done
 fi
 if [ -n "$same" ] && [ -f "$same/compare.md" ]; then
 	show "(b) $what:" "$same/compare.md"
