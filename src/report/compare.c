@@ -394,9 +394,9 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 	double th = o->tolerance_set ? o->tolerance : COMPARE_DEFAULT_THRESHOLD;
 	double sep = o->separate_factor > 1 ? o->separate_factor
 	             : m.task_time ? COMPARE_DEFAULT_SEPARATE_TASK : COMPARE_DEFAULT_SEPARATE;
-	json_object_set_new(e, "separate_factor", json_real(sep));
 	if (widen[0])
 		sep *= 1.5;
+	json_object_set_new(e, "separate_factor", json_real(sep));
 	stats_interval ci;
 	size_t na = 0, nb = 0;
 	int pc = 0;
@@ -408,7 +408,10 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 			json_decref(e);
 			return NULL;
 		}
-		verdict = na < COMPARE_MIN_TRIALS || nb < COMPARE_MIN_TRIALS ? "inconclusive: too few trials" : "unknown";
+		verdict = block[0] ? "not comparable"
+		          : na < COMPARE_MIN_TRIALS || nb < COMPARE_MIN_TRIALS ? "inconclusive: too few trials" : "unknown";
+		if (block[0])
+			add_reason(reason, sizeof reason, "%s", block);
 		add_reason(reason, sizeof reason, "%s", serr.msg);
 		json_object_set_new(e, "a_trials", json_integer((json_int_t)na));
 		json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
