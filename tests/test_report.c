@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "core/atomic_file.h"
 #include "core/digest.h"
+#include "measure/stats.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -677,42 +678,111 @@ static json_t *run_compare(const char *a, const char *b, pq_error *err, int *rc)
 	return res;
 }
 
+/*
+ * A timing record of Toy-96 whose trial t costs base * drift[t] per call
+ * (a slow spell of the machine moves a whole trial), stamped as part of a
+ * run that started at `start` and ended at `end` on `host`.
+ */
+static json_t *timed_record(const char *profile, const char *op, double base, const double *drift, int trials,
+                            uint64_t seed, const char *start, const char *end, int interleaved, const char *host)
+{
+	json_t *r = bench_record("Toy-96", profile, op, "cycles", 1, base, trials, 40, seed);
+	size_t t, i;
+	json_t *tr, *v;
+	json_array_foreach(json_object_get(r, "trials"), t, tr) {
+		json_t *vals = json_object_get(tr, "values");
+		json_array_foreach(vals, i, v)
+			json_array_set_new(vals, i, json_integer((json_int_t)round(json_number_value(v) * drift[t])));
+		json_object_set_new(tr, "mean_units", json_real(json_number_value(json_object_get(tr, "mean_units")) *
+		                                                drift[t]));
+	}
+	json_t *env = json_object_get(r, "environment");
+	json_object_set_new(env, "start_utc", json_string(start));
+	json_object_set_new(env, "end_utc", json_string(end));
+	json_object_set_new(env, "host", json_string(host));
+	if (interleaved)
+		json_object_set_new(r, "interleaved_with", json_integer(interleaved));
+	return r;
+}
+
+/* The record as a wall-clock counter (TSC) wrote it; with cpu > 0, each call also kept cpu * value CPU ns. */
+static json_t *as_wall_clock(json_t *r, double cpu)
+{
+	json_t *be = json_object_get(r, "backend");
+	json_object_set_new(be, "name", json_string("tsc"));
+	json_object_set_new(be, "unit", json_string("TSC ticks"));
+	json_object_set_new(be, "counts_cycles", json_false());
+	size_t t, i;
+	json_t *tr, *v;
+	json_array_foreach(json_object_get(r, "trials"), t, tr) {
+		if (cpu <= 0)
+			continue;
+		json_t *c = json_array();
+		json_array_foreach(json_object_get(tr, "values"), i, v)
+			json_array_append_new(c, json_integer((json_int_t)round(json_number_value(v) * cpu)));
+		json_object_set_new(tr, "cpu_ns", c);
+	}
+	return r;
+}
+
+static const double flat[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+/* Slow spells: some rounds run 30-80% slower for every build alike. */
+static const double spells[8] = { 1.0, 1.8, 1.05, 1.3, 1.0, 1.6, 1.1, 1.0 };
+
+#define T0 "2026-01-05T10:00:00Z"
+#define T1 "2026-01-05T10:05:00Z"
+#define T2 "2026-01-05T10:12:00Z"
+#define T3 "2026-01-05T10:17:00Z"
+
+static json_t *verdict_of(json_t *res, const char *op)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(jp(res, "timing"), i, e)
+		if (strcmp(jp_str(e, "op", ""), op) == 0)
+			return e;
+	ck_abort_msg("no timing entry for %s", op);
+	return NULL;
+}
+
 START_TEST(test_compare_slower)
 {
+	/* Interleaved in one run: B costs twice A, through slow spells that hit both alike. */
 	char a[64], b[64];
-	timing_dir(a, sizeof a, "cycles", 1, 1000, 11);
-	timing_dir(b, sizeof b, "cycles", 1, 2000, 23);
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	put_json(a, "Toy-96__sign.json", timed_record("harness-default", "sign", 1000, spells, 5, 11, T0, T1, 1, "h1"));
+	put_json(b, "Toy-96__sign.json", timed_record("resource", "sign", 2000, spells, 5, 23, T0, T1, 1, "h1"));
 	pq_error err = { 0 };
 	int rc;
 	json_t *res = run_compare(a, b, &err, &rc);
 	ck_assert_msg(rc == 0, "%s", err.msg);
-	json_t *t = jp(res, "timing");
-	ck_assert_int_eq((int)json_array_size(t), 2);
-	size_t i;
-	json_t *e;
-	json_array_foreach(t, i, e) {
-		ck_assert_str_eq(jp_str(e, "verdict", ""), "slower");
-		ck_assert(jp_num(e, "ratio", 0) > 1.95 && jp_num(e, "ratio", 0) < 2.05);
-		ck_assert(jp_num(e, "lo", 0) > 1.9 && jp_num(e, "lo", 0) <= jp_num(e, "ratio", 0));
-		ck_assert(jp_num(e, "hi", 0) < 2.1 && jp_num(e, "hi", 0) >= jp_num(e, "ratio", 0));
-		ck_assert_int_eq((int)jp_num(e, "a_values", 0), 200);
-	}
+	json_t *e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "slower");
+	ck_assert_str_eq(jp_str(e, "runs", ""), "interleaved");
+	ck_assert_str_eq(jp_str(e, "resampled", ""), "rounds");
+	ck_assert(jp_num(e, "ratio", 0) > 1.95 && jp_num(e, "ratio", 0) < 2.05);
+	ck_assert(jp_num(e, "lo", 0) > 1.9 && jp_num(e, "lo", 0) <= jp_num(e, "ratio", 0));
+	ck_assert(jp_num(e, "hi", 0) < 2.1 && jp_num(e, "hi", 0) >= jp_num(e, "ratio", 0));
+	ck_assert_int_eq((int)jp_num(e, "a_values", 0), 200);
+	ck_assert_int_eq((int)jp_num(e, "a_trials", 0), 5);
+	ck_assert(json_is_true(jp(e, "effect")));
 	/* the same seed gives the same interval */
 	json_t *again = run_compare(a, b, &err, &rc);
-	ck_assert(jp_num(json_array_get(jp(again, "timing"), 0), "lo", 0) ==
-	          jp_num(json_array_get(jp(res, "timing"), 0), "lo", 1));
+	ck_assert(jp_num(verdict_of(again, "sign"), "lo", 0) == jp_num(e, "lo", 1));
 	json_decref(again);
 	/* and the swapped comparison is faster */
 	json_t *rev = run_compare(b, a, &err, &rc);
-	ck_assert_str_eq(jp_str(json_array_get(jp(rev, "timing"), 0), "verdict", ""), "faster");
+	ck_assert_str_eq(jp_str(verdict_of(rev, "sign"), "verdict", ""), "faster");
 	json_decref(rev);
 	char out[96];
 	snprintf(out, sizeof out, "%s/cmp", a);
 	ck_assert_msg(compare_write(res, out, &err) == 0, "%s", err.msg);
 	char *md = slurp(out, "compare.md");
-	ck_assert(strstr(md, "| instance | operation | unit | A mean | B mean | ratio B/A (95% interval) | verdict |") != NULL);
-	ck_assert(strstr(md, "| `Toy-96` | sign | cycles | ") != NULL);
-	ck_assert(strstr(md, "| slower |") != NULL);
+	ck_assert_msg(strstr(md, "| instance | operation | measure | A median | B median | ratio B/A (95% interval) | runs "
+	                         "| verdict |") != NULL, "%s", md);
+	ck_assert(strstr(md, "| `Toy-96` (harness-default → resource) | sign | cycles | ") != NULL);
+	ck_assert(strstr(md, "| interleaved | slower |") != NULL);
 	free(md);
 	char *js = slurp(out, "compare.json");
 	ck_assert(strstr(js, "\"schema\": \"pqprof.compare/1\"") != NULL);
@@ -737,12 +807,291 @@ START_TEST(test_compare_identical)
 	json_array_foreach(jp(res, "timing"), i, e) {
 		ck_assert_str_eq(jp_str(e, "verdict", ""), "no significant change");
 		ck_assert(fabs(jp_num(e, "ratio", 0) - 1.0) < 1e-12);
-		ck_assert(jp_num(e, "lo", 2) < 1.0 && jp_num(e, "hi", 0) > 1.0);
+		ck_assert(jp_num(e, "lo", 2) <= 1.0 && jp_num(e, "hi", 0) >= 1.0);
 		ck_assert_str_eq(jp_str(e, "unit", ""), "TSC ticks");
+		ck_assert(json_is_false(jp(e, "effect")));
 	}
 	json_decref(res);
 	rm_rf(a);
 	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_compare_separate_runs)
+{
+	/*
+	 * The same build in two campaigns minutes apart; B's whole run fell in
+	 * a slow spell (1.6x).  Trials agree within each run, so a per-call or
+	 * per-trial interval is narrow -- but the runs were not interleaved.
+	 */
+	char a[64], b[64];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	double slow[5] = { 1.6, 1.62, 1.58, 1.61, 1.6 };
+	put_json(a, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("harness-default", "sign", 1000, flat, 5, 5, T0, T1, 0, "h1"), 0));
+	put_json(b, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("harness-default", "sign", 1000, slow, 5, 6, T2, T3, 0, "h1"), 0));
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	json_t *e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "runs", ""), "separate");
+	ck_assert(jp_num(e, "lo", 0) > 1.5);  /* the interval alone would say "slower" */
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "inconclusive: separate runs");
+	ck_assert(json_is_false(jp(e, "effect")));
+	ck_assert(strstr(jp_str(e, "reason", ""), "not interleaved in one run (they ended 720 s apart)") != NULL);
+	ck_assert(fabs(jp_num(e, "seconds_apart", 0) - 720) < 1e-9);
+	ck_assert_str_eq(jp_str(e, "measure", ""), "TSC ticks");
+	json_decref(res);
+	/* A 5x difference is beyond the separate-run allowance: still reported. */
+	put_json(b, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("debug", "sign", 5000, slow, 5, 6, T2, T3, 0, "h1"), 0));
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "slower");
+	ck_assert(strstr(jp_str(e, "reason", ""), "separate runs, but beyond the 2x allowance") != NULL);
+	json_decref(res);
+	/*
+	 * With per-call CPU time kept, the slow spell (time spent waiting for
+	 * a CPU) does not show: CPU time is compared, and the allowance is
+	 * smaller, so a 1.6x difference in CPU time is reported.
+	 */
+	put_json(a, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("harness-default", "sign", 1000, flat, 5, 5, T0, T1, 0, "h1"), 0.5));
+	put_json(b, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("harness-default", "sign", 1000, slow, 5, 6, T2, T3, 0, "h1"), 0.5 / 1.6));
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "measure", ""), "CPU ns");
+	ck_assert(fabs(jp_num(e, "ratio", 0) - 1.0) < 0.02);
+	ck_assert(json_is_false(jp(e, "effect")));
+	json_decref(res);
+	put_json(b, "Toy-96__sign.json",
+	         as_wall_clock(timed_record("debug", "sign", 1600, flat, 5, 6, T2, T3, 0, "h1"), 0.5));
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "slower");
+	ck_assert(strstr(jp_str(e, "reason", ""), "beyond the 1.25x allowance") != NULL);
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_compare_not_comparable)
+{
+	char a[64], b[64];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	put_json(a, "Toy-96__sign.json", timed_record("harness-default", "sign", 1000, flat, 5, 5, T0, T1, 0, "lab-1"));
+	json_t *rb = timed_record("harness-default", "sign", 4000, flat, 5, 6, T2, T3, 0, "laptop");
+	json_object_set_new(json_object_get(rb, "environment"), "governor", json_string("powersave"));
+	put_json(b, "Toy-96__sign.json", rb);
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	json_t *e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "not comparable");
+	ck_assert(jp_num(e, "ratio", 0) > 3.9);  /* the ratio is still shown */
+	ck_assert(strstr(jp_str(e, "reason", ""), "host differs (lab-1 vs laptop)") != NULL);
+	ck_assert(strstr(jp_str(e, "reason", ""), "governor differs (performance vs powersave)") != NULL);
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_compare_aa_spread)
+{
+	/*
+	 * One interleaved run of three arms: A, B (7% slower) and A/A, a copy
+	 * of A, that came out 8% slower than A by the luck of the run.  B's
+	 * difference is one the A/A pair shows too: no effect.
+	 */
+	char a[64], b[64];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	put_json(a, "Toy-96__sign.json", timed_record("harness-default", "sign", 1000, spells, 6, 5, T0, T1, 2, "h1"));
+	json_t *aa = timed_record("harness-default-aa", "sign", 1080, spells, 6, 7, T0, T1, 2, "h1");
+	json_object_set_new(aa, "aa_of", json_string("harness-default"));
+	put_json(a, "Toy-96-aa__sign.json", aa);
+	put_json(b, "Toy-96__sign.json", timed_record("performance", "sign", 1070, spells, 6, 9, T0, T1, 2, "h1"));
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	ck_assert_int_eq((int)json_array_size(jp(res, "timing")), 1);  /* the A/A arm is not a pair of its own */
+	json_t *e = verdict_of(res, "sign");
+	ck_assert(jp_num(e, "lo", 0) > 1.03);  /* significant and beyond the 3% threshold... */
+	ck_assert_str_eq(jp_str(e, "aa.profile", ""), "harness-default-aa");
+	ck_assert(jp_num(e, "aa.ratio", 0) > 1.06);
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "no effect: within A/A spread");  /* ...but so is A/A */
+	ck_assert(json_is_false(jp(e, "effect")));
+	json_decref(res);
+	/* A real, large difference stands out of the A/A spread. */
+	put_json(b, "Toy-96__sign.json", timed_record("performance", "sign", 600, spells, 6, 9, T0, T1, 2, "h1"));
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "faster");
+	ck_assert(jp_num(e, "hi", 1) < 0.65 && jp(e, "aa") != NULL);
+	json_decref(res);
+	/* The baseline against a set holding only its A/A arm still pairs. */
+	rm_rf(b);
+	make_tmpdir(b, sizeof b);
+	json_t *arm = timed_record("harness-default-aa", "sign", 1080, spells, 6, 7, T0, T1, 2, "h1");
+	json_object_set_new(arm, "aa_of", json_string("harness-default"));
+	put_json(b, "Toy-96-aa__sign.json", arm);
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	ck_assert_str_eq(jp_str(verdict_of(res, "sign"), "profile_b", ""), "harness-default-aa");
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_compare_threshold)
+{
+	/* Interleaved, identical builds but for a 1% difference: significant, yet no effect. */
+	char a[64], b[64];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	put_json(a, "Toy-96__sign.json", timed_record("harness-default", "sign", 100000, spells, 8, 5, T0, T1, 1, "h1"));
+	put_json(b, "Toy-96__sign.json", timed_record("reference", "sign", 101000, spells, 8, 6, T0, T1, 1, "h1"));
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	json_t *e = verdict_of(res, "sign");
+	ck_assert(fabs(jp_num(e, "ratio", 0) - 1.01) < 0.005);
+	ck_assert_msg(strncmp(jp_str(e, "verdict", ""), "no ", 3) == 0, "%s", jp_str(e, "verdict", ""));
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_compare_function_costs)
+{
+	/*
+	 * B is twice as fast; keccak's self share rises from 40% to 60%, yet
+	 * its cost per op falls from 400 to 300 cycles: the table says both.
+	 */
+	char a[64], b[64];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	json_t *pa = profile_record("Toy-96", "sign", 0), *pb = profile_record("Toy-96", "sign", 0);
+	json_object_set_new(pa, "units_per_op", json_real(1000));
+	json_object_set_new(pb, "units_per_op", json_real(500));
+	json_t *fa = json_array_get(json_object_get(pa, "functions"), 0), *fb = json_array_get(json_object_get(pb, "functions"), 0);
+	json_object_set_new(fa, "name", json_string("keccak"));
+	json_object_set_new(fb, "name", json_string("keccak"));
+	json_object_set_new(fa, "self_share", json_real(0.4));
+	json_object_set_new(fa, "self_lo", json_real(0.39));
+	json_object_set_new(fa, "self_hi", json_real(0.41));
+	json_object_set_new(fb, "self_share", json_real(0.6));
+	json_object_set_new(fb, "self_lo", json_real(0.59));
+	json_object_set_new(fb, "self_hi", json_real(0.61));
+	put_json(a, "Toy-96__sign.prof.json", pa);
+	put_json(b, "Toy-96__sign.prof.json", pb);
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	json_t *e = json_array_get(jp(res, "functions"), 0);
+	ck_assert_str_eq(jp_str(e, "cost_unit", ""), "cycles");
+	json_t *k = NULL, *f;
+	size_t i;
+	json_array_foreach(jp(e, "functions"), i, f)
+		if (strcmp(jp_str(f, "name", ""), "keccak") == 0)
+			k = f;
+	ck_assert(k != NULL);
+	ck_assert(fabs(jp_num(k, "delta", 0) - 0.2) < 1e-9);           /* share up 20 pp */
+	ck_assert(fabs(jp_num(k, "a_cost", 0) - 400) < 1e-6);
+	ck_assert(fabs(jp_num(k, "b_cost", 0) - 300) < 1e-6);
+	ck_assert(fabs(jp_num(k, "cost_delta", 0) + 100) < 1e-6);      /* cost down 100 cycles/op */
+	ck_assert(jp_num(k, "cost_delta_hi", 0) < 0 && jp_num(k, "cost_delta_lo", 0) < -100);
+	rdoc doc;
+	rdoc_init(&doc);
+	ck_assert(compare_doc(res, &doc, &err) == 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	report_markdown_to(mf, &doc);
+	fclose(mf);
+	ck_assert_msg(strstr(buf, "| function | A cycles/op | B cycles/op | delta cycles/op (95% interval) | self share A "
+	                          "| self share B | delta pp |") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "| `keccak` | 400 | 300 | -100 (") != NULL, "%s", buf);
+	free(buf);
+	rdoc_free(&doc);
+	json_decref(res);
+	rm_rf(a);
+	rm_rf(b);
+}
+END_TEST
+
+START_TEST(test_report_comparison_section)
+{
+	/* A campaign holding a comparison gets its own report section; a broken one is named. */
+	char a[64], b[64], dir[64], sub[160];
+	make_tmpdir(a, sizeof a);
+	make_tmpdir(b, sizeof b);
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	put_json(a, "Toy-96__sign.json", timed_record("harness-default", "sign", 1000, spells, 5, 11, T0, T1, 1, "h1"));
+	put_json(b, "Toy-96__sign.json", timed_record("resource", "sign", 1500, spells, 5, 23, T0, T1, 1, "h1"));
+	pq_error err = { 0 };
+	int rc;
+	json_t *res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	snprintf(sub, sizeof sub, "%s/compare/harness-default_vs_resource", dir);
+	ck_assert_msg(compare_write(res, sub, &err) == 0, "%s", err.msg);
+	json_decref(res);
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	char *md = slurp(dir, "report.md");
+	ck_assert(strstr(md, "## 11. Comparison") != NULL);
+	ck_assert(strstr(md, "### resource against harness-default") != NULL);
+	ck_assert(strstr(md, "| interleaved | slower |") != NULL);
+	free(md);
+	char *html = slurp(dir, "report.html");
+	ck_assert(strstr(html, "11. Comparison") != NULL);
+	free(html);
+	put(dir, "compare/harness-default_vs_resource/compare.json", "{\"schema\": ");
+	ck_assert(report_write_all(dir, &err) < 0);
+	ck_assert_msg(strstr(err.msg, "compare/harness-default_vs_resource/compare.json: invalid JSON") != NULL, "%s",
+	              err.msg);
+	rm_rf(a);
+	rm_rf(b);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_trial_ratio_ci)
+{
+	/* Paired rounds: the shared drift cancels; unpaired it does not. */
+	double a[5] = { 100, 180, 105, 130, 100 }, b[5];
+	for (int i = 0; i < 5; i++)
+		b[i] = a[i] * 1.5;
+	stats_interval ci;
+	pq_error err = { 0 };
+	ck_assert(stats_trial_ratio_ci(b, 5, a, 5, 1, 1000, 1, &ci, &err) == 0);
+	ck_assert(fabs(ci.estimate - 1.5) < 1e-9 && fabs(ci.lo - 1.5) < 1e-9 && fabs(ci.hi - 1.5) < 1e-9);
+	ck_assert(stats_trial_ratio_ci(b, 5, a, 5, 0, 1000, 1, &ci, &err) == 0);
+	ck_assert(fabs(ci.estimate - 1.5) < 1e-9 && ci.lo < 1.2 && ci.hi > 1.9);
+	/* too few trials, and a cost that is not positive, are errors that say so */
+	ck_assert(stats_trial_ratio_ci(b, 1, a, 1, 1, 1000, 1, &ci, &err) < 0);
+	ck_assert(strstr(err.msg, "at least 2 trials") != NULL);
+	a[2] = 0;
+	ck_assert(stats_trial_ratio_ci(b, 5, a, 5, 1, 1000, 1, &ci, &err) < 0);
+	ck_assert(strstr(err.msg, "not a positive cost") != NULL);
+	ck_assert(fabs(stats_t975(4) - 2.776) < 1e-9 && stats_t975(1000) < 1.97 && stats_t975(1000) > 1.95);
 }
 END_TEST
 
@@ -810,6 +1159,13 @@ static Suite *report_suite(void)
 	tcase_set_timeout(c, 60);
 	tcase_add_test(c, test_compare_slower);
 	tcase_add_test(c, test_compare_identical);
+	tcase_add_test(c, test_compare_separate_runs);
+	tcase_add_test(c, test_compare_not_comparable);
+	tcase_add_test(c, test_compare_aa_spread);
+	tcase_add_test(c, test_compare_threshold);
+	tcase_add_test(c, test_trial_ratio_ci);
+	tcase_add_test(c, test_compare_function_costs);
+	tcase_add_test(c, test_report_comparison_section);
 	tcase_add_test(c, test_compare_unit_mismatch);
 	tcase_add_test(c, test_compare_campaigns);
 	suite_add_tcase(s, c);

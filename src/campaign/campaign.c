@@ -1364,9 +1364,8 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	}
 	if (o->summary && !c.stopped)
 		print_summary(&c, o->summary);
-	if (!o->no_report && !c.stopped)
-		r = steps_report(c.dir, err);
-	/* Comparisons with the baseline, for the profiles that built. */
+	/* Comparisons with the baseline, for the profiles that built; before the
+	 * report, which has a section for them. */
 	char profiles[CAMPAIGN_MAX_PROFILES][64];
 	int ncmp = 0;
 	for (int p = 0; p < c.nprofs; p++)
@@ -1375,6 +1374,8 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	if (r == 0 && !c.stopped && ncmp > 1 && profile_built(&c, &c.profs[0]) &&
 	    (c.want[STEP_BENCH] || c.want[STEP_PROFILE]))
 		r = steps_compare_profiles(c.dir, profiles, ncmp, o->summary, err);
+	if (r == 0 && !o->no_report && !c.stopped)
+		r = steps_report(c.dir, err);
 	if (r == 0 && !c.stopped)
 		r = check_profiles_built(&c, err);
 	r = finish(&c, r, err);

@@ -79,6 +79,8 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 	};
 	pq_error err = { 0 };
 	json_t *rec = NULL;
+	struct profile_op_summary os;
+	po.op_out = &os;
 	int r = profile_record_op(&po, (enum pq_op)op, trace, &err);
 	if (r == 0) {
 		struct analysis_opts ao = { .groups = gs, .flamegraph = svg, .folded = fold };
@@ -93,6 +95,9 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 		rel_path(rec, "trace", dir);
 		rel_path(rec, "flamegraph", dir);
 		rel_path(rec, "folded", dir);
+		json_t *pt = profile_perturbation_json(&os);
+		if (pt)
+			json_object_set_new(rec, "perturbation", pt);
 	}
 	if (r < 0 && errp)
 		*errp = err;
@@ -145,21 +150,25 @@ int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *ou
 		char sub[PATH_MAX];
 		if ((r = path_fmt(sub, sizeof sub, err, "%s/compare/%s_vs_%s", dir, profiles[0], profiles[p])) < 0)
 			break;
-		struct compare_opts co = { .out_dir = sub };
+		/* A/A arms ("aa_of" records) are looked for in the whole campaign. */
+		struct compare_opts co = { .out_dir = sub, .aa = rs };
 		json_t *res = NULL;
 		r = compare_sets(base, other, &co, &res, err);
 		if (r == 0)
 			r = compare_write(res, sub, err);
 		if (r == 0 && out) {
-			fprintf(out, "\n%s vs %s (ratio of per-call means, 95%% bootstrap interval):\n", profiles[p], profiles[0]);
+			fprintf(out, "\n%s vs %s (ratio of typical per-call cost, 95%% interval over trials):\n", profiles[p],
+			        profiles[0]);
 			size_t i;
 			json_t *e;
 			json_array_foreach(json_object_get(res, "timing"), i, e) {
-				fprintf(out, "  %-28s %-7s %6.3f  (%.3f-%.3f)  %s\n",
+				fprintf(out, "  %-28s %-7s %6.3f  (%.3f-%.3f)  %s, %s: %s\n",
 				        json_string_value(json_object_get(e, "instance")) ?: "?",
 				        json_string_value(json_object_get(e, "op")) ?: "?",
 				        json_number_value(json_object_get(e, "ratio")), json_number_value(json_object_get(e, "lo")),
 				        json_number_value(json_object_get(e, "hi")),
+				        json_string_value(json_object_get(e, "measure")) ?: "?",
+				        json_string_value(json_object_get(e, "runs")) ?: "?",
 				        json_string_value(json_object_get(e, "verdict")) ?: "?");
 			}
 			fprintf(out, "  details: %s/compare.md\n", sub);

@@ -1,7 +1,8 @@
 /*
  * pqprof compare: two record sets (campaign directories, or plain
  * directories of records as `pqprof bench --records DIR` writes them),
- * baseline A and candidate B.  Prints the comparison as Markdown tables
+ * baseline A and candidate B (and, with --aa, a second run of A whose
+ * spread tells what is noise).  Prints the comparison as Markdown tables
  * (or the pqprof.compare/1 JSON with --json) and, with --out, writes
  * compare.md, compare.json and differential flame graphs there.
  */
@@ -17,20 +18,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char usage[] = "pqprof compare A B [--out DIR] [--json] [--resamples N] [--seed N] [--tolerance X]";
+static const char usage[] = "pqprof compare A B [--aa A2] [--out DIR] [--json] [--resamples N] [--seed N]\n"
+                            "                      [--tolerance X] [--separate-factor F]";
 
 int cmd_compare(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *aa_dir = NULL;
 	long resamples = 0, seed = 0;
-	double tolerance = 0;
+	double tolerance = -1, separate = 0;
 	int json = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "out", &out, "DIR", "write compare.md, compare.json and diff flame graphs here" },
 		{ OPT_FLAG, 0, "json", &json, NULL, "print the comparison as JSON" },
 		{ OPT_INT, 0, "resamples", &resamples, "N", "bootstrap resamples (default 2000)" },
 		{ OPT_INT, 0, "seed", &seed, "N", "bootstrap seed (default fixed)" },
-		{ OPT_DOUBLE, 0, "tolerance", &tolerance, "X", "treat ratios within 1 +- X as no change (default 0)" },
+		{ OPT_STRING, 0, "aa", &aa_dir, "A2",
+		  "a second run of the baseline (A/A): differences it shows too are no effect" },
+		{ OPT_DOUBLE, 0, "tolerance", &tolerance, "X",
+		  "practical threshold: ratios within 1 +- X are no effect (default 0.03)" },
+		{ OPT_DOUBLE, 0, "separate-factor", &separate, "F",
+		  "separate runs: only ratios beyond F or 1/F count (default 1.25 for CPU time or cycles, 2 for wall clocks)" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[2];
@@ -38,23 +45,27 @@ int cmd_compare(int argc, char **argv)
 	int status, np = cmd_parse("compare", argc, argv, usage, specs, pos, 2, &status);
 	if (np < 0)
 		return status;
-	if (np != 2 || resamples < 0 || resamples > 1000000 || seed < 0 || tolerance < 0) {
+	if (np != 2 || resamples < 0 || resamples > 1000000 || seed < 0 || (tolerance < 0 && tolerance != -1) ||
+	    tolerance >= 1 || (separate != 0 && separate <= 1) || separate > 100) {
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
-	struct record_set *a = NULL, *b = NULL;
+	struct record_set *a = NULL, *b = NULL, *aa = NULL;
 	if (record_set_load(pos[0], &a, &err) < 0)
 		return cmd_fail("compare", &err);
-	if (record_set_load(pos[1], &b, &err) < 0) {
+	if (record_set_load(pos[1], &b, &err) < 0 || (aa_dir && record_set_load(aa_dir, &aa, &err) < 0)) {
 		record_set_free(a);
+		record_set_free(b);
 		return cmd_fail("compare", &err);
 	}
 	struct compare_opts co = { .resamples = (int)resamples, .seed = (uint64_t)seed, .tolerance = tolerance,
-	                           .out_dir = out };
+	                           .tolerance_set = tolerance >= 0, .separate_factor = separate, .out_dir = out,
+	                           .aa = aa, .aa_is_copy = aa != NULL };
 	json_t *res = NULL;
 	int r = compare_sets(a, b, &co, &res, &err);
 	record_set_free(a);
 	record_set_free(b);
+	record_set_free(aa);
 	if (r < 0)
 		return cmd_fail("compare", &err);
 	if (out && compare_write(res, out, &err) < 0) {

@@ -71,6 +71,10 @@ static void print_summary(const char *trace, const struct profile_summary *sum)
 		       (unsigned long long)o->lost, (unsigned long long)o->throttles);
 		if (o->truncated)
 			printf(", %llu stacks truncated by the unwinder", (unsigned long long)o->truncated);
+		if (o->on_calls && o->off_calls && o->off_cpu_s > 0)
+			printf(", sampling perturbation x%.3f CPU time (%llu calls on, %llu off)",
+			       o->on_cpu_s / (double)o->on_calls / (o->off_cpu_s / (double)o->off_calls),
+			       (unsigned long long)o->on_calls, (unsigned long long)o->off_calls);
 		printf("\n");
 	}
 }
@@ -158,7 +162,7 @@ int cmd_profile(int argc, char **argv)
 	if (!no_report || record || flame || foldedp) {
 		struct report_args ra = { .top = (int)top, .lines = lines > 0 ? (int)lines : -1,
 		                          .json = json, .record = record, .flamegraph = flame,
-		                          .folded = foldedp };
+		                          .folded = foldedp, .ops = sum.ops, .nops = sum.nops };
 		ra.silent = no_report;
 		if (!no_report)
 			printf("\n");

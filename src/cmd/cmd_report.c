@@ -43,6 +43,13 @@ int report_trace(const char *cmd, const char *trace, const struct report_args *r
 			status = cmd_fail(cmd, &err);
 			break;
 		}
+		/* Profiling's own perturbation, when the recording measured it. */
+		for (int k = 0; k < ra->nops; k++)
+			if (strcmp(pq_op_name(ra->ops[k].op), op) == 0) {
+				json_t *pt = profile_perturbation_json(&ra->ops[k]);
+				if (pt)
+					json_object_set_new(rec, "perturbation", pt);
+			}
 		json_array_append_new(all, rec);
 	}
 	if (!status && json_array_size(all) == 0) {

@@ -10,6 +10,7 @@
 
 #include "core/options.h"
 #include "profile/groups.h"
+#include "profile/profile_run.h"
 
 struct report_args {
 	const char *op;                 /* NULL: every operation in the trace */
@@ -19,6 +20,8 @@ struct report_args {
 	const char *record;             /* FILE: one object, or an array when several ops */
 	const char *flamegraph;         /* SVG path, or NULL */
 	const char *folded;             /* folded-stacks path, or NULL */
+	const struct profile_op_summary *ops; /* the recording's figures (perturbation), or NULL */
+	int nops;
 };
 
 /* Returns the exit status; prints its own errors as "pqprof CMD: ...". */

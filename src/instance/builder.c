@@ -39,6 +39,7 @@ static const struct flag_profile profiles[] = {
 	{ "reference", "-std=c99 -O2", "self-assessment guide: reference build" },
 	{ "performance", "-O3 -march=native -flto", "self-assessment guide: performance build" },
 	{ "resource", "-Os", "self-assessment guide: resource build" },
+	{ "debug", "-O0", "unoptimised build, a baseline for flag studies" },
 	{ NULL, NULL, NULL },
 };
 

@@ -78,6 +78,27 @@ int stats_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t
                              stats_interval *out, pq_error *err);
 
 /*
+ * 95% interval of the ratio of typical costs b / a from per-trial figures
+ * (one value per trial: the trial's median per-call cost), computed on
+ * logarithms so that faster and slower are symmetric.
+ *   paired (na == nb required): trial i of a and of b ran in the same
+ *   round of an interleaved run, so the rounds are the independent blocks;
+ *   the estimate is the geometric mean of the per-round ratios and the
+ *   bootstrap resamples whole rounds (a blocked bootstrap).
+ *   unpaired: the estimate is geomean(b) / geomean(a) and each side's
+ *   trials are resampled on their own.
+ * With a handful of trials the percentile bootstrap is too narrow, so the
+ * interval returned is the union of the percentile bootstrap interval and
+ * the Student-t interval (Welch when unpaired) of the mean log ratio.
+ * Needs at least 2 trials per side and every value > 0.
+ */
+int stats_trial_ratio_ci(const double *b, size_t nb, const double *a, size_t na, int paired, int resamples,
+                         uint64_t seed, stats_interval *out, pq_error *err);
+
+/* Two-sided 95% Student-t quantile for df degrees of freedom (df >= 1; conservative between table entries). */
+double stats_t975(double df);
+
+/*
  * Wilson score 95% interval for a proportion k / n (a share of samples).
  * Stays inside [0, 1] and behaves at k = 0 and k = n, unlike the normal
  * approximation.  n == 0 gives estimate NAN and the interval [0, 1].

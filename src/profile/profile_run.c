@@ -470,6 +470,13 @@ static int run_child(struct recorder *rec, enum pq_op op, double seconds, uint64
 	if (rc == 0) {
 		calls = (uint64_t)json_integer_value(json_object_get(res.done, "calls"));
 		os->seconds += json_number_value(json_object_get(res.done, "seconds_in_calls"));
+		json_t *pt = json_object_get(res.done, "perturbation");
+		os->on_cpu_s += json_number_value(json_object_get(pt, "on_cpu_s"));
+		os->off_cpu_s += json_number_value(json_object_get(pt, "off_cpu_s"));
+		os->on_wall_s += json_number_value(json_object_get(pt, "on_wall_s"));
+		os->off_wall_s += json_number_value(json_object_get(pt, "off_wall_s"));
+		os->on_calls += (uint64_t)json_integer_value(json_object_get(pt, "on_calls"));
+		os->off_calls += (uint64_t)json_integer_value(json_object_get(pt, "off_calls"));
 	}
 	if (r.live) {
 		if (r.sp.stats.lost)
@@ -799,5 +806,25 @@ int profile_record_op(const struct profile_opts *opts, enum pq_op op, const char
 	struct profile_opts o = *opts;
 	o.ops = &op;
 	o.nops = 1;
-	return profile_record(&o, trace_path, NULL, err);
+	struct profile_summary sum;
+	int r = profile_record(&o, trace_path, &sum, err);
+	if (opts->op_out) {
+		memset(opts->op_out, 0, sizeof *opts->op_out);
+		if (sum.nops > 0)
+			*opts->op_out = sum.ops[0];
+	}
+	profile_summary_free(&sum);
+	return r;
+}
+
+json_t *profile_perturbation_json(const struct profile_op_summary *os)
+{
+	if (!os || !os->on_calls || !os->off_calls || !(os->off_cpu_s > 0) || !(os->off_wall_s > 0))
+		return NULL;
+	double on = os->on_cpu_s / (double)os->on_calls * 1e9, off = os->off_cpu_s / (double)os->off_calls * 1e9;
+	double won = os->on_wall_s / (double)os->on_calls * 1e9, woff = os->off_wall_s / (double)os->off_calls * 1e9;
+	return json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "measure",
+	                 "mean CPU ns per call, sampled and unsampled calls interleaved one by one", "on_ns", on,
+	                 "off_ns", off, "ratio", on / off, "wall_on_ns", won, "wall_off_ns", woff, "wall_ratio",
+	                 won / woff, "on_calls", (json_int_t)os->on_calls, "off_calls", (json_int_t)os->off_calls);
 }

@@ -67,6 +67,7 @@ struct profile_opts {
 	const char *command;           /* for the header, may be NULL */
 	void (*progress)(void *user, const char *line);
 	void *progress_user;
+	struct profile_op_summary *op_out; /* profile_record_op: receives the op's figures, may be NULL */
 };
 
 struct profile_op_summary {
@@ -77,6 +78,9 @@ struct profile_op_summary {
 	struct trace_unwind_stats unwind; /* dwarf mode: how frames were recovered */
 	unsigned runs;                 /* children */
 	double seconds;                /* time in sampled calls */
+	/* Perturbation: calls with the sampler on and off, interleaved (sums, seconds). */
+	double on_cpu_s, off_cpu_s, on_wall_s, off_wall_s;
+	uint64_t on_calls, off_calls;
 };
 
 struct profile_summary {
@@ -99,11 +103,18 @@ struct profile_summary {
 int profile_record(const struct profile_opts *opts, const char *trace_path,
                    struct profile_summary *sum, pq_error *err);
 
-/* One operation, opts->ops ignored. */
+/* One operation, opts->ops ignored; its figures go to opts->op_out when set. */
 int profile_record_op(const struct profile_opts *opts, enum pq_op op, const char *trace_path,
                       pq_error *err);
 
 void profile_summary_free(struct profile_summary *sum);
+
+/*
+ * The perturbation of one operation as a record object: mean CPU ns per
+ * call with the sampler on and off and their ratio, the same for wall
+ * time, and the number of calls of each; NULL when nothing was measured.
+ */
+json_t *profile_perturbation_json(const struct profile_op_summary *os);
 
 /* The unit of an event's sample weights: "cycles" for cycles, "ns" for clocks. */
 const char *profile_event_unit(const char *event);

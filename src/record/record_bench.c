@@ -2,7 +2,26 @@
 #include "config.h"
 #include "record/records.h"
 
+#include <stdio.h>
+#include <sys/utsname.h>
 #include <time.h>
+
+/*
+ * Host and load at the end of the bench: `pqprof compare` checks that two
+ * record sets come from the same host and from comparable load.
+ */
+static void stamp_host_load(json_t *env)
+{
+	struct utsname u;
+	if (uname(&u) == 0)
+		json_object_set_new(env, "host", json_string(u.nodename));
+	double l[3];
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f && fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) == 3)
+		json_object_set_new(env, "load_avg", json_pack("[f, f, f]", l[0], l[1], l[2]));
+	if (f)
+		fclose(f);
+}
 
 int record_bench(const struct bench_config *cfgs, int n, const char *const *profiles, json_t **records,
                  pq_error *errs)
@@ -21,6 +40,7 @@ int record_bench(const struct bench_config *cfgs, int n, const char *const *prof
 		if (env) {
 			json_t *copy = json_copy(env);
 			json_object_set_new(copy, "end_utc", json_string(end));
+			stamp_host_load(copy);
 			json_object_set_new(records[k], "environment", copy);
 		}
 		if (profiles && profiles[k])

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A JSON string from a printf format (jansson's json_sprintf needs 2.11). */
 static json_t *jfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -33,11 +34,13 @@ struct pair {
 	const struct rs_instance *a, *b;
 };
 
+static int is_aa_arm(const struct rs_instance *in);
+
 static int name_count(const struct record_set *rs, const char *name)
 {
 	int n = 0;
 	for (size_t i = 0; i < rs->ninst; i++)
-		n += strcmp(rs->inst[i].name, name) == 0;
+		n += strcmp(rs->inst[i].name, name) == 0 && !is_aa_arm(&rs->inst[i]);
 	return n;
 }
 
@@ -47,11 +50,18 @@ static size_t make_pairs(const struct record_set *a, const struct record_set *b,
 	size_t n = 0;
 	for (size_t i = 0; i < a->ninst; i++) {
 		const struct rs_instance *ia = &a->inst[i], *match = NULL;
+		if (is_aa_arm(ia))
+			continue;
 		for (size_t k = 0; k < b->ninst && !match; k++)
 			if (strcmp(b->inst[k].name, ia->name) == 0 && strcmp(b->inst[k].profile, ia->profile) == 0 &&
-			    strcmp(b->inst[k].implementation, ia->implementation) == 0)
+			    strcmp(b->inst[k].implementation, ia->implementation) == 0 && !is_aa_arm(&b->inst[k]))
 				match = &b->inst[k];
 		if (!match && name_count(a, ia->name) == 1 && name_count(b, ia->name) == 1)
+			for (size_t k = 0; k < b->ninst && !match; k++)
+				if (strcmp(b->inst[k].name, ia->name) == 0 && !is_aa_arm(&b->inst[k]))
+					match = &b->inst[k];
+		/* B holding only the A/A arm: the baseline against its own copy. */
+		if (!match && name_count(b, ia->name) == 0)
 			for (size_t k = 0; k < b->ninst && !match; k++)
 				if (strcmp(b->inst[k].name, ia->name) == 0)
 					match = &b->inst[k];
@@ -70,42 +80,281 @@ static int complete(const json_t *bench)
 	return bench && (!st || strcmp(st, "complete") == 0) && jp(bench, "summary");
 }
 
-/*
- * Every per-call value of every trial; when a record kept none, the
- * per-trial means stand in (*per_call = 0).  NULL on bad data or memory.
- */
-static double *per_call_values(const json_t *bench, size_t *n, int *per_call)
+/* Count the per-call values of all trials (for the record only: trials are what is resampled). */
+static size_t call_count(const json_t *bench)
 {
-	json_t *trials = jp(bench, "trials");
 	size_t total = 0, i;
 	json_t *t;
-	json_array_foreach(trials, i, t)
+	json_array_foreach(jp(bench, "trials"), i, t)
 		total += json_array_size(jp(t, "values"));
-	*per_call = total > 0;
-	if (!total)
-		total = json_array_size(trials);
-	double *v = malloc((total ? total : 1) * sizeof *v);
+	return total;
+}
+
+/*
+ * One figure per trial: the median of its per-call values under `key`
+ * (robust to the odd interrupted call), or, for "values" when the record
+ * kept no per-call values, the trial's mean (*per_call = 0).  NULL on
+ * memory.
+ */
+static double *trial_figures(const json_t *bench, const char *key, size_t *n, int *per_call)
+{
+	json_t *trials = jp(bench, "trials");
+	size_t nt = json_array_size(trials), i, k = 0;
+	double *v = malloc((nt ? nt : 1) * sizeof *v);
 	if (!v)
 		return NULL;
-	size_t k = 0;
+	*per_call = 1;
+	json_t *t;
 	json_array_foreach(trials, i, t) {
-		if (*per_call) {
+		json_t *vals = json_object_get(t, key);
+		size_t nv = json_array_size(vals);
+		double *c = nv ? malloc(nv * sizeof *c) : NULL;
+		size_t m = 0;
+		if (c) {
 			size_t j;
 			json_t *x;
-			json_array_foreach(jp(t, "values"), j, x)
-				if (json_is_number(x) && k < total)
-					v[k++] = json_number_value(x);
-		} else if (json_is_number(jp(t, "mean_units")) && k < total) {
-			v[k++] = jp_num(t, "mean_units", 0);
+			json_array_foreach(vals, j, x)
+				if (json_is_number(x))
+					c[m++] = json_number_value(x);
 		}
+		if (m) {
+			v[k++] = stats_median(c, m);
+		} else if (strcmp(key, "values") == 0 && json_is_number(jp(t, "mean_units"))) {
+			v[k++] = jp_num(t, "mean_units", 0);
+			*per_call = 0;
+		}
+		free(c);
 	}
 	*n = k;
 	return v;
 }
 
-static json_t *timing_entry(const struct pair *p, const struct rs_op *oa, const struct rs_op *ob,
-                            const struct compare_opts *o, json_t *notes, pq_error *err, int *rc)
+static int has_cpu_times(const json_t *bench)
 {
+	size_t i;
+	json_t *t;
+	json_array_foreach(jp(bench, "trials"), i, t)
+		if (!json_array_size(json_object_get(t, "cpu_ns")))
+			return 0;
+	return json_array_size(jp(bench, "trials")) > 0;
+}
+
+/*
+ * What the comparison measures.  Counters that count only while the
+ * process runs (PMU cycles) are used as they are; a wall-clock counter
+ * (TSC, clock) also counts the time spent waiting for a CPU, which on a
+ * busy machine moves whole runs, so the per-call CPU time is used instead
+ * when both records kept it.
+ */
+struct measure {
+	const char *key;     /* per-call array in each trial */
+	char label[64];      /* what the figures are, for the table */
+	int task_time;       /* blind to waiting for a CPU */
+};
+
+static void choose_measure(const json_t *ba, const json_t *bb, const char *unit, struct measure *m)
+{
+	int cycles = json_is_true(jp(ba, "backend.counts_cycles")) && json_is_true(jp(bb, "backend.counts_cycles"));
+	if (!cycles && has_cpu_times(ba) && has_cpu_times(bb)) {
+		m->key = "cpu_ns";
+		snprintf(m->label, sizeof m->label, "CPU ns");
+		m->task_time = 1;
+	} else {
+		m->key = "values";
+		snprintf(m->label, sizeof m->label, "%s", unit);
+		m->task_time = cycles;
+	}
+}
+
+/* Seconds since the epoch of an ISO-8601 UTC stamp, or -1. */
+static double utc_seconds(const char *s)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return -1;
+	return (double)timegm(&tm);
+}
+
+static const json_t *env_of(const struct record_set *rs, const json_t *bench)
+{
+	const json_t *e = jp(bench, "environment");
+	return json_is_object(e) ? e : rs->environment;
+}
+
+static int known(const char *s)
+{
+	return s && s[0] && strcmp(s, "unknown") != 0;
+}
+
+/*
+ * A and B from one run, their trials interleaved round by round: the
+ * same environment stamps (one campaign, one bench group) and both say
+ * they were interleaved.  A record set compared with itself also pairs.
+ */
+static int interleaved(const json_t *ea, const json_t *eb, const json_t *ba, const json_t *bb)
+{
+	if (ba == bb || json_equal((json_t *)ba, (json_t *)bb))
+		return 1;
+	const char *sa = jp_str(ea, "start_utc", NULL), *sb = jp_str(eb, "start_utc", NULL);
+	const char *xa = jp_str(ea, "end_utc", NULL), *xb = jp_str(eb, "end_utc", NULL);
+	if (!known(sa) || !known(xa) || !sa || !sb || !xa || !xb || strcmp(sa, sb) != 0 || strcmp(xa, xb) != 0)
+		return 0;
+	return jp_num(ba, "interleaved_with", 0) >= 1 && jp_num(bb, "interleaved_with", 0) >= 1;
+}
+
+static void add_reason(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_reason(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	if (used + 3 >= len)
+		return;
+	if (used) {
+		snprintf(buf + used, len - used, "; ");
+		used += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Environment checks.  Differences that make the ratio meaningless go to
+ * `block`; differences that only make it less certain (clock policy,
+ * load) go to `widen`.  Keys a record lacks are not judged.
+ */
+static void env_check(const json_t *ea, const json_t *eb, const json_t *ba, const json_t *bb, char *block,
+                      size_t blen, char *widen, size_t wlen)
+{
+	static const char *const hard[][2] = {
+		{ "host", "host" }, { "processor", "CPU model" }, { "machine", "architecture" }, { "kernel", "kernel" },
+	};
+	for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) {
+		const char *a = jp_str(ea, hard[i][0], NULL), *b = jp_str(eb, hard[i][0], NULL);
+		if (known(a) && known(b) && strcmp(a, b) != 0)
+			add_reason(block, blen, "%s differs (%s vs %s)", hard[i][1], a, b);
+	}
+	const char *na = jp_str(ba, "backend.name", NULL), *nb = jp_str(bb, "backend.name", NULL);
+	if (na && nb && strcmp(na, nb) != 0)
+		add_reason(block, blen, "counter backend differs (%s vs %s)", na, nb);
+	static const char *const soft[][2] = {
+		{ "governor", "governor" }, { "turbo", "turbo" }, { "smt", "SMT" }, { "max_clock", "max clock" },
+	};
+	for (size_t i = 0; i < sizeof soft / sizeof soft[0]; i++) {
+		const char *a = jp_str(ea, soft[i][0], NULL), *b = jp_str(eb, soft[i][0], NULL);
+		if (known(a) && known(b) && strcmp(a, b) != 0)
+			add_reason(widen, wlen, "%s differs (%s vs %s)", soft[i][1], a, b);
+	}
+	double la = jp_num(ea, "load_avg.0", NAN), lb = jp_num(eb, "load_avg.0", NAN);
+	if (isfinite(la) && isfinite(lb) && fabs(la - lb) > 1.0)
+		add_reason(widen, wlen, "load average differs (%.2f vs %.2f)", la, lb);
+}
+
+/* Interval of B / A over trials; paired when interleaved (whole rounds resampled). */
+static int trial_ratio(const json_t *ba, const json_t *bb, const char *key, int paired, const struct compare_opts *o,
+                       stats_interval *ci, size_t *na_out, size_t *nb_out, int *per_call, pq_error *err)
+{
+	size_t na = 0, nb = 0;
+	int pa = 0, pb = 0;
+	double *va = trial_figures(ba, key, &na, &pa), *vb = trial_figures(bb, key, &nb, &pb);
+	int r;
+	if (!va || !vb) {
+		r = pq_fail(err, PQ_ENOMEM, "out of memory");
+	} else {
+		if (paired)  /* rounds both took part in; a failed trial ends a record early */
+			na = nb = na < nb ? na : nb;
+		r = stats_trial_ratio_ci(vb, nb, va, na, paired, o->resamples, o->seed ? o->seed : STATS_BOOTSTRAP_SEED,
+		                         ci, err);
+	}
+	*na_out = na;
+	*nb_out = nb;
+	*per_call = pa && pb;
+	free(va);
+	free(vb);
+	return r;
+}
+
+/* The A/A arm for instance `name` whose baseline profile is `profile`, or NULL. */
+static const struct rs_instance *find_aa(const struct record_set *rs, const char *name, const char *profile,
+                                         int any)
+{
+	if (!rs)
+		return NULL;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		if (strcmp(in->name, name) != 0)
+			continue;
+		if (any)
+			return in;
+		for (int k = 0; k < in->nops; k++) {
+			const char *of = jp_str(in->ops[k].bench, "aa_of", NULL);
+			if (of && strcmp(of, profile) == 0)
+				return in;
+		}
+	}
+	return NULL;
+}
+
+/* An instance that is some baseline's A/A arm: left out of the ordinary pairing. */
+static int is_aa_arm(const struct rs_instance *in)
+{
+	for (int k = 0; k < in->nops; k++)
+		if (jp_str(in->ops[k].bench, "aa_of", NULL))
+			return 1;
+	return 0;
+}
+
+struct aa_ctx {
+	const struct record_set *a, *b;
+	const struct compare_opts *o;
+};
+
+/* The A/A ratio (A2 / A) for one op, into e["aa"]; its band widens what counts as no effect. */
+static int aa_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa, const char *key,
+                    json_t *e, double *band_lo, double *band_hi)
+{
+	const struct compare_opts *o = ac->o;
+	const struct rs_instance *arm = NULL;
+	const struct record_set *where = o->aa;
+	if (o->aa)
+		arm = find_aa(o->aa, p->a->name, p->a->profile, o->aa_is_copy);
+	else if ((arm = find_aa(ac->a, p->a->name, p->a->profile, 0)) != NULL)
+		where = ac->a;
+	else if ((arm = find_aa(ac->b, p->a->name, p->a->profile, 0)) != NULL)
+		where = ac->b;
+	if (!arm || arm == p->a || arm == p->b)
+		return 0;
+	const struct rs_op *o2 = rs_find_op(arm, oa->op);
+	if (!o2 || !complete(o2->bench))
+		return 0;
+	const char *ua = report_bench_unit(oa->bench), *u2 = report_bench_unit(o2->bench);
+	if (!ua || !u2 || strcmp(ua, u2) != 0)
+		return 0;
+	const json_t *ea = env_of(ac->a, oa->bench), *e2 = env_of(where, o2->bench);
+	int paired = interleaved(ea, e2, oa->bench, o2->bench);
+	stats_interval ci;
+	size_t na, n2;
+	int pc;
+	pq_error ignore = { 0 };
+	if (trial_ratio(oa->bench, o2->bench, key, paired, o, &ci, &na, &n2, &pc, &ignore) < 0)
+		return 0;
+	json_object_set_new(e, "aa", json_pack("{s:s, s:f, s:f, s:f, s:s}", "profile", arm->profile, "ratio",
+	                                       ci.estimate, "lo", ci.lo, "hi", ci.hi, "runs",
+	                                       paired ? "interleaved" : "separate"));
+	/* Symmetric in log space: an A/A spread of +8% also excuses -8%. */
+	double lo = fmin(ci.lo, 1.0 / ci.hi), hi = fmax(ci.hi, 1.0 / ci.lo);
+	if (lo < *band_lo)
+		*band_lo = lo;
+	if (hi > *band_hi)
+		*band_hi = hi;
+	return 1;
+}
+
+static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa,
+                            const struct rs_op *ob, json_t *notes, pq_error *err, int *rc)
+{
+	const struct compare_opts *o = ac->o;
 	const char *ua = report_bench_unit(oa->bench), *ub = report_bench_unit(ob->bench);
 	if (!ua || !ub || strcmp(ua, ub) != 0) {
 		*rc = pq_fail(err, PQ_EINPUT,
@@ -114,35 +363,117 @@ static json_t *timing_entry(const struct pair *p, const struct rs_op *oa, const 
 		              ub ? ub : "an unrecorded unit");
 		return NULL;
 	}
-	size_t na = 0, nb = 0;
-	int pca = 0, pcb = 0;
-	double *va = per_call_values(oa->bench, &na, &pca), *vb = per_call_values(ob->bench, &nb, &pcb);
-	json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f}", "instance", p->a->name, "profile_a",
+	json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "instance", p->a->name, "profile_a",
 	                      p->a->profile, "profile_b", p->b->profile, "op", oa->op, "unit", ua,
 	                      "a_mean", jp_num(oa->bench, "summary.mean_units", NAN),
-	                      "b_mean", jp_num(ob->bench, "summary.mean_units", NAN));
+	                      "b_mean", jp_num(ob->bench, "summary.mean_units", NAN),
+	                      "a_values", (json_int_t)call_count(oa->bench), "b_values",
+	                      (json_int_t)call_count(ob->bench));
+	struct measure m;
+	choose_measure(oa->bench, ob->bench, ua, &m);
+	json_object_set_new(e, "measure", json_string(m.label));
+	const json_t *bs[2] = { oa->bench, ob->bench };
+	static const char *const med_keys[2] = { "a_median", "b_median" };
+	for (int k = 0; k < 2; k++) {
+		size_t n = 0;
+		int pc = 0;
+		double *v = trial_figures(bs[k], m.key, &n, &pc);
+		if (v && n)
+			json_object_set_new(e, med_keys[k], json_real(stats_median(v, n)));
+		free(v);
+	}
+	const json_t *ea = env_of(ac->a, oa->bench), *eb = env_of(ac->b, ob->bench);
+	int paired = interleaved(ea, eb, oa->bench, ob->bench);
+	char block[1024] = "", widen[1024] = "", reason[2048] = "";
+	env_check(ea, eb, oa->bench, ob->bench, block, sizeof block, widen, sizeof widen);
+	double ta = utc_seconds(jp_str(ea, "end_utc", NULL)), tb = utc_seconds(jp_str(eb, "end_utc", NULL));
+	json_object_set_new(e, "runs", json_string(paired ? "interleaved" : "separate"));
+	json_object_set_new(e, "resampled", json_string(paired ? "rounds" : "trials"));
+	if (!paired && ta >= 0 && tb >= 0)
+		json_object_set_new(e, "seconds_apart", json_real(fabs(tb - ta)));
+	double th = o->tolerance_set ? o->tolerance : COMPARE_DEFAULT_THRESHOLD;
+	double sep = o->separate_factor > 1 ? o->separate_factor
+	             : m.task_time ? COMPARE_DEFAULT_SEPARATE_TASK : COMPARE_DEFAULT_SEPARATE;
+	if (widen[0])
+		sep *= 1.5;
+	json_object_set_new(e, "separate_factor", json_real(sep));
 	stats_interval ci;
+	size_t na = 0, nb = 0;
+	int pc = 0;
 	pq_error serr = { 0 };
-	if (!va || !vb || !na || !nb ||
-	    stats_bootstrap_ratio_ci(vb, nb, va, na, 0, o->resamples, o->seed ? o->seed : STATS_BOOTSTRAP_SEED,
-	                             &ci, &serr) < 0) {
-		json_object_set_new(e, "verdict", json_string("unknown"));
-		json_array_append_new(notes, jfmt("%s %s: no ratio: %s", p->a->name, oa->op,
-		                      serr.msg[0] ? serr.msg : "no per-call values in the records"));
+	const char *verdict;
+	if (trial_ratio(oa->bench, ob->bench, m.key, paired, o, &ci, &na, &nb, &pc, &serr) < 0) {
+		if (serr.code == PQ_ENOMEM) {
+			*rc = pq_fail(err, PQ_ENOMEM, "out of memory");
+			json_decref(e);
+			return NULL;
+		}
+		verdict = block[0] ? "not comparable"
+		          : na < COMPARE_MIN_TRIALS || nb < COMPARE_MIN_TRIALS ? "inconclusive: too few trials" : "unknown";
+		if (block[0])
+			add_reason(reason, sizeof reason, "%s", block);
+		add_reason(reason, sizeof reason, "%s", serr.msg);
+		json_object_set_new(e, "a_trials", json_integer((json_int_t)na));
+		json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
 	} else {
+		double lo = 1.0 / (1.0 + th), hi = 1.0 + th;
 		json_object_set_new(e, "ratio", json_real(ci.estimate));
 		json_object_set_new(e, "lo", json_real(ci.lo));
 		json_object_set_new(e, "hi", json_real(ci.hi));
-		json_object_set_new(e, "verdict", json_string(stats_verdict_name(stats_ratio_verdict(&ci, o->tolerance))));
-		json_object_set_new(e, "a_values", json_integer((json_int_t)na));
-		json_object_set_new(e, "b_values", json_integer((json_int_t)nb));
-		json_object_set_new(e, "per_call", json_boolean(pca && pcb));
-		if (!pca || !pcb)
-			json_array_append_new(notes, jfmt("%s %s: the records keep no per-call values; the "
-			                      "interval is over per-trial means", p->a->name, oa->op));
+		json_object_set_new(e, "a_trials", json_integer((json_int_t)na));
+		json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
+		json_object_set_new(e, "per_call", json_boolean(pc));
+		int beyond_threshold = ci.hi < lo || ci.lo > hi;
+		int has_aa = aa_entry(ac, p, oa, m.key, e, &lo, &hi);
+		int beyond_aa = ci.hi < lo || ci.lo > hi;
+		if (!paired) {
+			lo = fmin(lo, 1.0 / sep);
+			hi = fmax(hi, sep);
+		}
+		int effect = ci.hi < lo || ci.lo > hi;
+		if (block[0]) {
+			verdict = "not comparable";
+			add_reason(reason, sizeof reason, "%s", block);
+		} else if (effect) {
+			verdict = ci.hi < lo ? "faster" : "slower";
+			if (!paired)
+				add_reason(reason, sizeof reason, "separate runs, but beyond the %.3gx allowance for them", sep);
+		} else if (!paired && beyond_aa) {
+			verdict = "inconclusive: separate runs";
+			char apart[64] = "";
+			if (ta >= 0 && tb >= 0)
+				snprintf(apart, sizeof apart, " (they ended %.0f s apart)", fabs(tb - ta));
+			add_reason(reason, sizeof reason, "A and B were not interleaved in one run%s; a whole run can "
+			           "shift by up to %.3gx on a busy machine, and this difference is smaller; run both in "
+			           "one campaign (pqprof run --profiles A,B) to tell", apart, sep);
+		} else if (has_aa && beyond_threshold) {
+			verdict = "no effect: within A/A spread";
+			add_reason(reason, sizeof reason, "the A/A pair differs by as much (%.3f-%.3f)",
+			           jp_num(e, "aa.lo", NAN), jp_num(e, "aa.hi", NAN));
+		} else if ((ci.hi < 1 || ci.lo > 1) && ci.lo >= 1.0 / (1.0 + th) && ci.hi <= 1.0 + th) {
+			verdict = "no effect: below threshold";
+			add_reason(reason, sizeof reason, "significant, but within the %.3g%% practical threshold",
+			           th * 100.0);
+		} else if (ci.hi < 1 || ci.lo > 1) {
+			verdict = "inconclusive: near the threshold";
+			add_reason(reason, sizeof reason, "significant, but the interval reaches both sides of the %.3g%% "
+			           "practical threshold; more trials would tell", th * 100.0);
+		} else {
+			verdict = "no significant change";
+		}
+		if (widen[0])
+			add_reason(reason, sizeof reason, "environment: %s", widen);
+		json_object_set_new(e, "band_lo", json_real(lo));
+		json_object_set_new(e, "band_hi", json_real(hi));
+		json_object_set_new(e, "effect", json_boolean(strcmp(verdict, "faster") == 0 ||
+		                                              strcmp(verdict, "slower") == 0));
+		if (!pc)
+			json_array_append_new(notes, jfmt("%s %s: the records keep no per-call values; each trial "
+			                      "counts by its mean", p->a->name, oa->op));
 	}
-	free(va);
-	free(vb);
+	json_object_set_new(e, "verdict", json_string(verdict));
+	if (reason[0])
+		json_object_set_new(e, "reason", json_string(reason));
 	return e;
 }
 
@@ -173,36 +504,72 @@ static json_t *memory_entry(const struct pair *p, const struct rs_op *oa, const 
 	return e;
 }
 
-static double self_share_of(const json_t *prof, const char *name)
+static const json_t *function_of(const json_t *prof, const char *name)
 {
 	size_t i;
 	json_t *f;
 	json_array_foreach(jp(prof, "functions"), i, f)
 		if (strcmp(jp_str(f, "name", ""), name) == 0)
-			return jp_num(f, "self_share", 0);
-	return 0;
+			return f;
+	return NULL;
+}
+
+/* One function on one side: self share with its interval, and its self cost per operation. */
+struct fn_side {
+	double share, share_lo, share_hi;
+	double cost, cost_lo, cost_hi;   /* units per op; NAN when the record gives no cost per op */
+};
+
+static struct fn_side fn_side_of(const json_t *prof, const char *name)
+{
+	struct fn_side s = { 0, 0, 0, NAN, NAN, NAN };
+	double upo = jp_num(prof, "units_per_op", NAN);
+	const json_t *f = function_of(prof, name);
+	if (f) {
+		s.share = jp_num(f, "self_share", 0);
+		s.share_lo = jp_num(f, "self_lo", s.share);
+		s.share_hi = jp_num(f, "self_hi", s.share);
+	}
+	/* A function a side did not list took (almost) none of its samples. */
+	if (isfinite(upo) && upo > 0) {
+		s.cost = s.share * upo;
+		s.cost_lo = s.share_lo * upo;
+		s.cost_hi = s.share_hi * upo;
+	}
+	return s;
 }
 
 struct fn_delta {
 	const char *name;
-	double a, b;
+	struct fn_side a, b;
+	double key;
 };
 
 static int cmp_delta(const void *x, const void *y)
 {
 	const struct fn_delta *p = x, *q = y;
-	double dp = fabs(p->b - p->a), dq = fabs(q->b - q->a);
-	if (dp != dq)
-		return dp < dq ? 1 : -1;
+	if (p->key != q->key)
+		return p->key < q->key ? 1 : -1;
 	return strcmp(p->name, q->name);
 }
 
+/*
+ * Rows of the per-function table, largest absolute change first: the
+ * change in self cost per operation when both profiles give a cost per
+ * op in the same unit (sampled cycles, or ns of CPU clock), else the
+ * change in self share.  The cost interval comes from the Wilson
+ * intervals of the shares (the sampling error); it does not include the
+ * run-to-run noise of the cost per op itself.
+ */
 static json_t *function_entry(const struct pair *p, const struct rs_op *oa, const struct rs_op *ob, int top)
 {
 	size_t na = json_array_size(jp(oa->profile, "functions")), nb = json_array_size(jp(ob->profile, "functions"));
 	struct fn_delta *d = calloc(na + nb + 1, sizeof *d);
 	if (!d)
 		return NULL;
+	const char *unit_a = jp_str(oa->profile, "unit", NULL), *unit_b = jp_str(ob->profile, "unit", NULL);
+	int costs = unit_a && unit_b && strcmp(unit_a, unit_b) == 0 &&
+	            jp_num(oa->profile, "units_per_op", 0) > 0 && jp_num(ob->profile, "units_per_op", 0) > 0;
 	size_t n = 0;
 	const json_t *profs[2] = { oa->profile, ob->profile };
 	for (int s = 0; s < 2; s++) {
@@ -216,18 +583,38 @@ static json_t *function_entry(const struct pair *p, const struct rs_op *oa, cons
 			if (seen)
 				continue;
 			d[n].name = name;
-			d[n].a = self_share_of(oa->profile, name);
-			d[n].b = self_share_of(ob->profile, name);
+			d[n].a = fn_side_of(oa->profile, name);
+			d[n].b = fn_side_of(ob->profile, name);
+			d[n].key = costs ? fabs(d[n].b.cost - d[n].a.cost) : fabs(d[n].b.share - d[n].a.share);
 			n++;
 		}
 	}
 	qsort(d, n, sizeof *d, cmp_delta);
 	json_t *rows = json_array();
-	for (size_t i = 0; i < n && i < (size_t)top; i++)
-		json_array_append_new(rows, json_pack("{s:s, s:f, s:f, s:f}", "name", d[i].name, "a_self_share", d[i].a,
-		                                      "b_self_share", d[i].b, "delta", d[i].b - d[i].a));
+	for (size_t i = 0; i < n && i < (size_t)top; i++) {
+		json_t *r = json_pack("{s:s, s:f, s:f, s:f}", "name", d[i].name, "a_self_share", d[i].a.share,
+		                      "b_self_share", d[i].b.share, "delta", d[i].b.share - d[i].a.share);
+		if (costs) {
+			double dc = d[i].b.cost - d[i].a.cost;
+			double ha = fmax(d[i].a.cost - d[i].a.cost_lo, d[i].a.cost_hi - d[i].a.cost);
+			double hb = fmax(d[i].b.cost - d[i].b.cost_lo, d[i].b.cost_hi - d[i].b.cost);
+			double h = sqrt(ha * ha + hb * hb);
+			json_object_set_new(r, "a_cost", json_real(d[i].a.cost));
+			json_object_set_new(r, "b_cost", json_real(d[i].b.cost));
+			json_object_set_new(r, "cost_delta", json_real(dc));
+			json_object_set_new(r, "cost_delta_lo", json_real(dc - h));
+			json_object_set_new(r, "cost_delta_hi", json_real(dc + h));
+		}
+		json_array_append_new(rows, r);
+	}
 	free(d);
-	return json_pack("{s:s, s:s, s:o}", "instance", p->a->name, "op", oa->op, "functions", rows);
+	json_t *e = json_pack("{s:s, s:s, s:o}", "instance", p->a->name, "op", oa->op, "functions", rows);
+	if (costs) {
+		json_object_set_new(e, "cost_unit", json_string(unit_a));
+		json_object_set_new(e, "a_units_per_op", json_real(jp_num(oa->profile, "units_per_op", NAN)));
+		json_object_set_new(e, "b_units_per_op", json_real(jp_num(ob->profile, "units_per_op", NAN)));
+	}
+	return e;
 }
 
 static int load_folded(const char *dir, const char *rel, const char *op, const char *event, folded **out,
@@ -307,6 +694,7 @@ int compare_sets(const struct record_set *a, const struct record_set *b, const s
 	if (!pairs)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
 	size_t np = make_pairs(a, b, pairs);
+	struct aa_ctx ac = { .a = a, .b = b, .o = o };
 	json_t *timing = json_array(), *images = json_array(), *memory = json_array(), *functions = json_array();
 	json_t *flames = json_array(), *notes = json_array();
 	int rc = 0, timed = 0;
@@ -322,7 +710,7 @@ int compare_sets(const struct record_set *a, const struct record_set *b, const s
 			if (!ob)
 				continue;
 			if (complete(oa->bench) && complete(ob->bench)) {
-				json_t *e = timing_entry(p, oa, ob, o, notes, err, &rc);
+				json_t *e = timing_entry(&ac, p, oa, ob, notes, err, &rc);
 				if (e) {
 					json_array_append_new(timing, e);
 					timed++;
@@ -356,12 +744,16 @@ int compare_sets(const struct record_set *a, const struct record_set *b, const s
 		json_decref(notes);
 		return rc;
 	}
-	*result = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "schema",
+	double th = o->tolerance_set ? o->tolerance : COMPARE_DEFAULT_THRESHOLD;
+	*result = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "schema",
 	                    "pqprof.compare/1", "a", a->dir, "b", b->dir, "resamples",
 	                    o->resamples > 0 ? o->resamples : STATS_BOOTSTRAP_RESAMPLES, "seed",
-	                    (json_int_t)(o->seed ? o->seed : STATS_BOOTSTRAP_SEED), "tolerance", o->tolerance,
+	                    (json_int_t)(o->seed ? o->seed : STATS_BOOTSTRAP_SEED), "tolerance", th, "threshold", th,
+	                    "separate_factor", o->separate_factor > 1 ? o->separate_factor : 0.0,
 	                    "timing", timing, "static_image", images, "memory", memory, "functions", functions,
 	                    "flamegraphs", flames, "notes", notes);
+	if (*result && o->aa)
+		json_object_set_new(*result, "aa", json_string(o->aa->dir));
 	if (!*result)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
 	return 0;
@@ -391,45 +783,163 @@ static void fmt_delta_kib(char *buf, size_t len, double d)
 	snprintf(buf, len, "%+.0f KiB", d / 1024.0);
 }
 
-int compare_doc(const json_t *res, rdoc *d, pq_error *err)
+static void fmt_aa(char *buf, size_t len, const json_t *e)
 {
-	rdoc_heading(d, 1, "compare", "Comparison: B / A");
-	rdoc_item(d, "A (baseline): %s", jp_str(res, "a", "?"));
-	rdoc_item(d, "B (candidate): %s", jp_str(res, "b", "?"));
-	rdoc_para(d, "Ratios are mean cost per call of B over A (below 1: B is faster), with a percentile bootstrap "
-	          "95%% interval over every per-call value of every trial (%.0f resamples, fixed seed); the verdict "
-	          "is \"no significant change\" while the interval contains 1%s.",
-	          jp_num(res, "resamples", 0), jp_num(res, "tolerance", 0) > 0 ? " (within the tolerance)" : "");
+	if (!jp(e, "aa"))
+		snprintf(buf, len, "–");
+	else
+		snprintf(buf, len, "%.3f (%.3f–%.3f)", jp_num(e, "aa.ratio", NAN), jp_num(e, "aa.lo", NAN),
+		         jp_num(e, "aa.hi", NAN));
+}
+
+/* A count with its sign ("-715.5 k"); fmt_count knows only magnitudes. */
+static void fmt_cost(char *buf, size_t len, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "–");
+		return;
+	}
+	char mag[24];
+	fmt_count(mag, sizeof mag, fabs(v));
+	snprintf(buf, len, "%s%s", v < 0 ? "-" : "", mag);
+}
+
+static void anchor_of(char *buf, size_t len, const char *prefix, const char *id)
+{
+	snprintf(buf, len, "%s%s", prefix ? prefix : "", id);
+}
+
+static void timing_table(const json_t *res, rdoc *d, int level, const char *anchor)
+{
+	char id[128];
 	size_t i;
 	json_t *e;
-	rdoc_heading(d, 2, "timing", "Timing");
 	json_t *timing = jp(res, "timing");
-	if (json_array_size(timing)) {
-		static const char *const hdr[] = { "instance", "operation", "unit", "A mean", "B mean",
-		                                   "ratio B/A (95% interval)", "verdict" };
-		struct rd_table *t = rdoc_table(d, 7, hdr);
-		json_array_foreach(timing, i, e) {
-			char ma[32], mb[32], ratio[96], inst[2 * RS_NAME + 16];
-			fmt_count(ma, sizeof ma, jp_num(e, "a_mean", NAN));
-			fmt_count(mb, sizeof mb, jp_num(e, "b_mean", NAN));
-			fmt_ratio(ratio, sizeof ratio, e);
-			const char *pa = jp_str(e, "profile_a", ""), *pb = jp_str(e, "profile_b", "");
-			snprintf(inst, sizeof inst, "%s", jp_str(e, "instance", "?"));
-			const char *cells[] = { inst, jp_str(e, "op", "?"), jp_str(e, "unit", "?"), ma, mb, ratio,
-			                        jp_str(e, "verdict", "unknown") };
-			rd_row(d, t, cells, 1u);
-			if (strcmp(pa, pb) != 0) {
-				char sfx[2 * RS_NAME + 16];
-				snprintf(sfx, sizeof sfx, " (%s → %s)", pa[0] ? pa : "?", pb[0] ? pb : "?");
-				rd_suffix(d, t, 0, sfx);
+	int any_aa = 0;
+	json_array_foreach(timing, i, e)
+		any_aa |= jp(e, "aa") != NULL;
+	anchor_of(id, sizeof id, anchor, "timing");
+	rdoc_heading(d, level, id, "Timing");
+	if (!json_array_size(timing)) {
+		rdoc_para(d, "No operation was timed on both sides.");
+		return;
+	}
+	static const char *const hdr[] = { "instance", "operation", "measure", "A median", "B median",
+	                                   "ratio B/A (95% interval)", "runs", "verdict", "A/A (95% interval)" };
+	struct rd_table *t = rdoc_table(d, any_aa ? 9 : 8, hdr);
+	json_array_foreach(timing, i, e) {
+		char ma[32], mb[32], ratio[96], aa[96], inst[2 * RS_NAME + 16];
+		/* The medians the ratio is about: typical per-call cost of each side. */
+		fmt_count(ma, sizeof ma, jp_num(e, "a_median", jp_num(e, "a_mean", NAN)));
+		fmt_count(mb, sizeof mb, jp_num(e, "b_median", jp_num(e, "b_mean", NAN)));
+		fmt_ratio(ratio, sizeof ratio, e);
+		fmt_aa(aa, sizeof aa, e);
+		const char *pa = jp_str(e, "profile_a", ""), *pb = jp_str(e, "profile_b", "");
+		snprintf(inst, sizeof inst, "%s", jp_str(e, "instance", "?"));
+		const char *cells[] = { inst, jp_str(e, "op", "?"), jp_str(e, "measure", jp_str(e, "unit", "?")), ma, mb, ratio,
+		                        jp_str(e, "runs", "?"), jp_str(e, "verdict", "unknown"), aa };
+		rd_row(d, t, cells, 1u);
+		if (strcmp(pa, pb) != 0) {
+			char sfx[2 * RS_NAME + 16];
+			snprintf(sfx, sizeof sfx, " (%s → %s)", pa[0] ? pa : "?", pb[0] ? pb : "?");
+			rd_suffix(d, t, 0, sfx);
+		}
+	}
+	int reasons = 0;
+	json_array_foreach(timing, i, e)
+		if (jp_str(e, "reason", NULL)) {
+			if (!reasons++)
+				rdoc_list(d);
+			rdoc_item(d, "%s %s: %s — %s", jp_str(e, "instance", "?"), jp_str(e, "op", "?"),
+			          jp_str(e, "verdict", "?"), jp_str(e, "reason", ""));
+		}
+}
+
+static void function_tables(const json_t *res, rdoc *d, int level, const char *anchor)
+{
+	char id[128];
+	size_t i;
+	json_t *e;
+	json_t *functions = jp(res, "functions");
+	if (!json_array_size(functions))
+		return;
+	anchor_of(id, sizeof id, anchor, "functions");
+	rdoc_heading(d, level, id, "Functions");
+	rdoc_para(d, "Self cost per operation in A and in B (the function's self share of the samples times the "
+	          "sampled cost per operation, in the unit the profiler sampled) and its change with a 95%% interval "
+	          "from the sampling error of both shares; beside it the self share and its change in percentage "
+	          "points.  A share can grow while the cost falls, when everything else fell more.  Largest changes "
+	          "first.");
+	json_array_foreach(functions, i, e) {
+		rdoc_heading(d, level + 1, NULL, "%s — %s", jp_str(e, "instance", "?"), jp_str(e, "op", "?"));
+		const char *unit = jp_str(e, "cost_unit", NULL);
+		size_t k;
+		json_t *f;
+		if (unit) {
+			char h[4][64];
+			snprintf(h[0], sizeof h[0], "A %s/op", unit);
+			snprintf(h[1], sizeof h[1], "B %s/op", unit);
+			snprintf(h[2], sizeof h[2], "delta %s/op (95%% interval)", unit);
+			const char *hdr[] = { "function", h[0], h[1], h[2], "self share A", "self share B", "delta pp" };
+			struct rd_table *t = rdoc_table(d, 7, hdr);
+			json_array_foreach(jp(e, "functions"), k, f) {
+				char a[32], b[32], dc[128], lo[32], hi[32], sa[32], sb[32], dl[32];
+				fmt_cost(a, sizeof a, jp_num(f, "a_cost", NAN));
+				fmt_cost(b, sizeof b, jp_num(f, "b_cost", NAN));
+				double dv = jp_num(f, "cost_delta", NAN);
+				fmt_cost(lo, sizeof lo, jp_num(f, "cost_delta_lo", NAN));
+				fmt_cost(hi, sizeof hi, jp_num(f, "cost_delta_hi", NAN));
+				char dv_s[32];
+				fmt_cost(dv_s, sizeof dv_s, dv);
+				snprintf(dc, sizeof dc, "%s%s (%s … %s)", dv > 0 ? "+" : "", dv_s, lo, hi);
+				report_fmt_share(sa, sizeof sa, jp_num(f, "a_self_share", NAN));
+				report_fmt_share(sb, sizeof sb, jp_num(f, "b_self_share", NAN));
+				snprintf(dl, sizeof dl, "%+.1f", jp_num(f, "delta", NAN) * 100.0);
+				const char *cells[] = { jp_str(f, "name", "?"), a, b, dc, sa, sb, dl };
+				rd_row(d, t, cells, 1u);
+			}
+		} else {
+			rdoc_para(d, "No cost per operation in a common unit on both sides: self shares only.");
+			static const char *const hdr[] = { "function", "self share A", "self share B", "delta pp" };
+			struct rd_table *t = rdoc_table(d, 4, hdr);
+			json_array_foreach(jp(e, "functions"), k, f) {
+				char a[32], b[32], dl[32];
+				report_fmt_share(a, sizeof a, jp_num(f, "a_self_share", NAN));
+				report_fmt_share(b, sizeof b, jp_num(f, "b_self_share", NAN));
+				snprintf(dl, sizeof dl, "%+.1f", jp_num(f, "delta", NAN) * 100.0);
+				const char *cells[] = { jp_str(f, "name", "?"), a, b, dl };
+				rd_row(d, t, cells, 1u);
 			}
 		}
-	} else {
-		rdoc_para(d, "No operation was timed on both sides.");
 	}
+}
+
+int compare_doc_body(const json_t *res, rdoc *d, int level, const char *anchor, pq_error *err)
+{
+	char id[128];
+	size_t i;
+	json_t *e;
+	char allowance[96];
+	if (jp_num(res, "separate_factor", 0) > 1)
+		snprintf(allowance, sizeof allowance, "x%.3g, as given", jp_num(res, "separate_factor", 0));
+	else
+		snprintf(allowance, sizeof allowance, "x%.3g for CPU time or cycles, x%.3g for wall-clock figures",
+		         COMPARE_DEFAULT_SEPARATE_TASK, COMPARE_DEFAULT_SEPARATE);
+	rdoc_para(d, "Ratios are B over A of the typical cost per call (each trial's median per-call value; below 1: "
+	          "B is faster), in PMU cycles where the counter counts cycles, else in CPU time per call where both "
+	          "records kept it (blind to the time a process waits for a CPU), else in the counter's wall-clock "
+	          "units.  The 95%% interval resamples trials, not calls: in an interleaved run (A, B, A, B, ...) "
+	          "trial i of A and of B form one round and whole rounds are resampled (a blocked bootstrap, %.0f "
+	          "resamples, fixed seed), widened to the Student-t interval when that is wider.  A change is "
+	          "reported (faster, slower) only when the whole interval lies outside the practical threshold of "
+	          "±%.3g%%, outside the spread of an A/A pair when there is one, and, for separate runs, outside the "
+	          "allowance for runs that were not interleaved (%s).", jp_num(res, "resamples", 0),
+	          jp_num(res, "threshold", 0) * 100.0, allowance);
+	timing_table(res, d, level, anchor);
 	json_t *images = jp(res, "static_image");
 	if (json_array_size(images)) {
-		rdoc_heading(d, 2, "image", "Static image");
+		anchor_of(id, sizeof id, anchor, "image");
+		rdoc_heading(d, level, id, "Static image");
 		static const char *const hdr[] = { "instance", "A (bytes)", "B (bytes)", "delta" };
 		struct rd_table *t = rdoc_table(d, 4, hdr);
 		json_array_foreach(images, i, e) {
@@ -444,7 +954,8 @@ int compare_doc(const json_t *res, rdoc *d, pq_error *err)
 	}
 	json_t *memory = jp(res, "memory");
 	if (json_array_size(memory)) {
-		rdoc_heading(d, 2, "memory", "Memory");
+		anchor_of(id, sizeof id, anchor, "memory");
+		rdoc_heading(d, level, id, "Memory");
 		static const char *const hdr[] = { "instance", "operation", "peak RSS A", "peak RSS B", "delta",
 		                                   "stack A", "stack B", "delta" };
 		struct rd_table *t = rdoc_table(d, 8, hdr);
@@ -466,33 +977,15 @@ int compare_doc(const json_t *res, rdoc *d, pq_error *err)
 			rd_row(d, t, cells, 1u);
 		}
 	}
-	json_t *functions = jp(res, "functions");
-	if (json_array_size(functions)) {
-		rdoc_heading(d, 2, "functions", "Functions");
-		rdoc_para(d, "Self share of samples in A and in B, largest changes first (delta in percentage points).");
-		json_array_foreach(functions, i, e) {
-			rdoc_heading(d, 3, NULL, "%s — %s", jp_str(e, "instance", "?"), jp_str(e, "op", "?"));
-			static const char *const hdr[] = { "function", "self share A", "self share B", "delta" };
-			struct rd_table *t = rdoc_table(d, 4, hdr);
-			size_t k;
-			json_t *f;
-			json_array_foreach(jp(e, "functions"), k, f) {
-				char a[32], b[32], dl[32];
-				report_fmt_share(a, sizeof a, jp_num(f, "a_self_share", NAN));
-				report_fmt_share(b, sizeof b, jp_num(f, "b_self_share", NAN));
-				snprintf(dl, sizeof dl, "%+.1f", jp_num(f, "delta", NAN) * 100.0);
-				const char *cells[] = { jp_str(f, "name", "?"), a, b, dl };
-				rd_row(d, t, cells, 1u);
-			}
-		}
-	}
+	function_tables(res, d, level, anchor);
 	json_t *flames = jp(res, "flamegraphs");
 	json_array_foreach(flames, i, e)
 		rdoc_item(d, "differential flame graph, %s %s: %s", jp_str(e, "instance", "?"), jp_str(e, "op", "?"),
 		          jp_str(e, "file", "?"));
 	json_t *notes = jp(res, "notes");
 	if (json_array_size(notes)) {
-		rdoc_heading(d, 2, "notes", "Notes");
+		anchor_of(id, sizeof id, anchor, "notes");
+		rdoc_heading(d, level, id, "Notes");
 		json_array_foreach(notes, i, e)
 			if (json_is_string(e))
 				rdoc_item(d, "%s", json_string_value(e));
@@ -500,6 +993,16 @@ int compare_doc(const json_t *res, rdoc *d, pq_error *err)
 	if (d->oom)
 		return pq_fail(err, PQ_ENOMEM, "out of memory rendering the comparison");
 	return 0;
+}
+
+int compare_doc(const json_t *res, rdoc *d, pq_error *err)
+{
+	rdoc_heading(d, 1, "compare", "Comparison: B / A");
+	rdoc_item(d, "A (baseline): %s", jp_str(res, "a", "?"));
+	rdoc_item(d, "B (candidate): %s", jp_str(res, "b", "?"));
+	if (jp_str(res, "aa", NULL))
+		rdoc_item(d, "A/A (a second copy of A): %s", jp_str(res, "aa", "?"));
+	return compare_doc_body(res, d, 2, NULL, err);
 }
 
 int compare_write(const json_t *result, const char *out_dir, pq_error *err)

@@ -15,3 +15,4 @@ libpqprof_a_SOURCES += \
 	src/report/compare.c src/report/compare.h
 EXTRA_DIST += doc/records.md
 libpqprof_a_SOURCES += src/report/report_leak.c src/report/report_leak.h
+libpqprof_a_SOURCES += src/report/report_compare.c src/report/report_compare.h

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "report/report_leak.h"
+#include "report/report_compare.h"
 #include "report/report.h"
 #include "report/jpath.h"
 #include "core/units.h"
@@ -1055,6 +1056,15 @@ static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d
 		rdoc_para(d, "Incomplete stacks: %.0f of %.0f (%.1f%%) did not reach the entry frame, so the "
 		          "inclusive shares below are low by up to that much.", jp_num(p, "unwind.incomplete", 0),
 		          jp_num(p, "unwind.stacks", 0), 100 * inc);
+	if (jp(p, "perturbation")) {
+		char on[32], off[32];
+		fmt_count(on, sizeof on, jp_num(p, "perturbation.on_ns", NAN));
+		fmt_count(off, sizeof off, jp_num(p, "perturbation.off_ns", NAN));
+		rdoc_para(d, "Profiling's own perturbation: a sampled call took %s CPU ns on average, an unsampled one "
+		          "%s (x%.3f; wall clock x%.3f), over %.0f calls of each, interleaved one by one.", on, off,
+		          jp_num(p, "perturbation.ratio", NAN), jp_num(p, "perturbation.wall_ratio", NAN),
+		          jp_num(p, "perturbation.on_calls", 0));
+	}
 	json_t *fns = jp(p, "functions");
 	size_t n = json_array_size(fns), k = 0;
 	json_t **v = calloc(n ? n : 1, sizeof *v);
@@ -1138,6 +1148,9 @@ int report_build_doc(const struct record_set *rs, rdoc *doc, pq_error *err)
 	section_evidence(rs, doc);
 	section_hotspots(rs, doc);
 	report_section_leak(rs, doc);
+	int r = report_section_compare(rs, doc, err);
+	if (r < 0)
+		return r;
 	if (doc->oom)
 		return pq_fail(err, PQ_ENOMEM, "out of memory building the report");
 	return 0;

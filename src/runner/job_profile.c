@@ -2,7 +2,9 @@
  * job_profile: the runner side of `pqprof profile` (job "profile": sampled
  * calls).  Runs one operation kind per child, after set-up, with the perf
  * events enabled only around op_ctx_call(), so every sample belongs to
- * that operation.  The parent side is profile/profile_run.c, with
+ * that operation.  Each sampled call is followed by one unsampled call,
+ * and both are timed (CPU and wall clock): the difference is what
+ * profiling itself costs the code it measures.  The parent side is profile/profile_run.c, with
  * sampler.h (receive, drain).
  *
  *   profile --op OP [--mode fp|dwarf] [--event auto|cycles|cpu-clock|task-clock]
@@ -178,6 +180,30 @@ static inline __attribute__((always_inline)) uint64_t measure_depth(struct op_ct
 	return entry_sp - dirty;
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The cost of calls with the sampler on and off, interleaved one by one: profiling's own perturbation. */
+struct perturbation {
+	double cpu[2], wall[2];   /* [0] sampler off, [1] on: sums in seconds */
+	long n[2];
+};
+
+/* One call through sampled_call (so the scheme is entered at the same stack
+ * pointer either way), sampled or not, timed. */
+static int timed_call(struct op_ctx *c, int op, struct sampler_child *sc, int on, struct perturbation *p)
+{
+	double w0 = mono_s(), c0 = cpu_s();
+	int rc = sampled_call(on ? sc : NULL, c, (enum pq_op)op);
+	p->cpu[on] += cpu_s() - c0;
+	p->wall[on] += mono_s() - w0;
+	p->n[on]++;
+	return rc;
+}
 int job_profile(struct runner_env *env, int argc, char **argv)
 {
 	const char *opname = NULL, *mode = "fp", *event = "auto";
@@ -258,14 +284,18 @@ int job_profile(struct runner_env *env, int argc, char **argv)
 		sampled_call(NULL, &c, (enum pq_op)op);
 	double start = mono_s(), in_calls = 0;
 	long calls = 0;
+	struct perturbation pt = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
 	for (;;) {
 		if (iters > 0 && calls >= iters)
 			break;
 		if (seconds > 0 && calls > 0 && mono_s() - start >= seconds)
 			break;
 		double t0 = mono_s();
-		int rc = sampled_call(&sc, &c, (enum pq_op)op);
+		int rc = timed_call(&c, op, &sc, 1, &pt);
 		in_calls += mono_s() - t0;
+		/* Then one call unsampled; its return code is checked like the others. */
+		if (rc == 0)
+			rc = timed_call(&c, op, &sc, 0, &pt);
 		/* Checking every output would double the run; the first call and
 		 * every return code are enough to know the profile is of working code. */
 		if (rc != 0 || calls == 0) {
@@ -288,6 +318,10 @@ int job_profile(struct runner_env *env, int argc, char **argv)
 	                         "freq", (json_int_t)sc.freq, "period", (json_int_t)sc.period,
 	                         "stack_bytes", (json_int_t)sc.stack_bytes, "stack_depth",
 	                         (json_int_t)depth);
+	json_object_set_new(done, "perturbation",
+	                    json_pack("{s:f, s:f, s:f, s:f, s:I, s:I}", "on_cpu_s", pt.cpu[1], "off_cpu_s", pt.cpu[0],
+	                              "on_wall_s", pt.wall[1], "off_wall_s", pt.wall[0], "on_calls",
+	                              (json_int_t)pt.n[1], "off_calls", (json_int_t)pt.n[0]));
 	runner_emit(done);
 	op_ctx_free(&c);
 	return 0;

@@ -101,11 +101,15 @@ static json_t *trial_json(json_t *done, double *mean_units, double *mean_ns, dou
 	free(u);
 	*mean_units = n ? su / (double)n : NAN;
 	*mean_ns = n ? sn / (double)n : NAN;
-	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:O, s:O}",
-	                 "iters", (json_int_t)n, "total_units", su, "total_ns", sn,
-	                 "mean_units", *mean_units, "mean_ns", *mean_ns, "min_units", s.min,
-	                 "median_units", s.median, "p90_units", s.p90, "max_units", s.max,
-	                 "values", vals, "ns", ns);
+	json_t *t = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:O, s:O}",
+	                      "iters", (json_int_t)n, "total_units", su, "total_ns", sn,
+	                      "mean_units", *mean_units, "mean_ns", *mean_ns, "min_units", s.min,
+	                      "median_units", s.median, "p90_units", s.p90, "max_units", s.max,
+	                      "values", vals, "ns", ns);
+	json_t *cpu = json_object_get(done, "cpu_ns");
+	if (t && json_array_size(cpu) == n)
+		json_object_set(t, "cpu_ns", cpu);
+	return t;
 }
 
 static json_t *record_base(const struct bench_config *cfg)

@@ -12,6 +12,9 @@ sh "$top_srcdir/tests/bench/bench_spread.sh"
 echo
 echo "== timing-leak detection rates =="
 sh "$top_srcdir/tests/bench/leak_rates.sh" || echo "(a detection-rate target was missed)"
+echo
+echo "== comparisons on a noisy machine (pqprof compare) =="
+sh "$top_srcdir/tests/bench/compare_noise.sh" || echo "(a comparison claim was missed)"
 for extra in "$top_srcdir"/tests/bench/bench_*.sh; do
 	case "$extra" in */bench_spread.sh) continue ;; esac
 	echo

@@ -14,8 +14,8 @@ expect_rc 0 "mem into B" -- "$PQPROF" mem "$WORK/a.so" --records "$WORK/B"
 expect_rc 0 "sizes into A" -- "$PQPROF" sizes "$WORK/a.so" --records "$WORK/A"
 
 expect_rc 0 "compare A B" -- "$PQPROF" compare "$WORK/A" "$WORK/B" --out "$WORK/cmp" --resamples 200
-expect_grep "$WORK/out" '^\| instance \| operation \| unit \| A mean \| B mean \| ratio B/A \(95% interval\) \| verdict \|$' "timing table header"
-expect_grep "$WORK/out" '^\| `Toy-96` \| sign \| ns \| ' "sign row in ns"
+expect_grep "$WORK/out" '^\| instance \| operation \| measure \| A median \| B median \| ratio B/A \(95% interval\) \| runs \| verdict \|$' "timing table header"
+expect_grep "$WORK/out" '^\| `Toy-96` \| sign \| CPU ns \| ' "sign row measured in CPU ns (the clock backend is a wall clock)"
 expect_grep "$WORK/out" '^\| `Toy-96` \| verify \| ' "verify row"
 expect_grep "$WORK/out" 'peak RSS A' "memory table"
 [ -s "$WORK/cmp/compare.md" ] && pass "compare.md written" || fail "compare.md missing"
@@ -24,6 +24,33 @@ expect_grep "$WORK/cmp/compare.json" '"verdict": ' "compare.json verdicts"
 
 expect_rc 0 "compare --json" -- "$PQPROF" compare "$WORK/A" "$WORK/A" --json --resamples 200
 expect_grep "$WORK/out" '"verdict": "no significant change"' "a set against itself: no significant change"
+
+# Two separate bench runs of one library: never reported as a difference,
+# and said to be separate runs, resampled by trial.
+expect_rc 0 "compare separate runs --json" -- "$PQPROF" compare "$WORK/A" "$WORK/B" --json --resamples 200
+expect_grep "$WORK/out" '"runs": "separate"' "separate runs are recognised"
+expect_grep "$WORK/out" '"resampled": "trials"' "trials are what is resampled"
+if grep -q '"verdict": "faster"\|"verdict": "slower"' "$WORK/out"; then
+	fail "the same library in two runs was reported as different"
+else
+	pass "the same library in two runs is not reported as different"
+fi
+expect_grep "$WORK/A/Toy-96__sign.json" '"host": ' "bench records say which host"
+# An A/A arm given by hand adds its ratio to every row.
+expect_rc 0 "compare --aa" -- "$PQPROF" compare "$WORK/A" "$WORK/B" --aa "$WORK/A" --resamples 200
+expect_grep "$WORK/out" '\| A/A \(95% interval\) \|$' "A/A column"
+expect_grep "$WORK/out" '^- A/A \(a second copy of A\): ' "A/A set named"
+# Records from another host are not comparable: a ratio, no verdict.
+mkdir -p "$WORK/D"
+for f in "$WORK/B"/*.json; do
+	sed 's/"host": "[^"]*"/"host": "elsewhere-host"/' "$f" >"$WORK/D/$(basename "$f")"
+done
+expect_rc 0 "compare with another host" -- "$PQPROF" compare "$WORK/A" "$WORK/D" --resamples 200
+expect_grep "$WORK/out" '\| not comparable \|' "another host: not comparable"
+expect_grep "$WORK/out" 'host differs \(.* vs elsewhere-host\)' "the reason names both hosts"
+expect_rc 1 "compare --separate-factor below 1" -- "$PQPROF" compare "$WORK/A" "$WORK/B" --separate-factor 0.5
+expect_rc 2 "compare --aa missing directory" -- "$PQPROF" compare "$WORK/A" "$WORK/B" --aa "$WORK/nonexistent"
+expect_grep "$WORK/err" "nonexistent" "a missing A/A directory is named"
 
 # Different units are refused, naming both.
 expect_rc 0 "bench with tsc into C" -- "$PQPROF" bench "$WORK/a.so" --op sign --trials 2 --iters 50 --backend tsc --records "$WORK/C"
