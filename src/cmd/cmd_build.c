@@ -29,7 +29,7 @@ int cmd_build(int argc, char **argv)
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 'o', "output", &out, "OUT.so", "instance library to write" },
 		{ OPT_STRING, 0, "api", &api, "API", "ngcc, nist or auto (default: auto; NGCC wins when both)" },
-		{ OPT_STRING, 0, "profile", &profile, "NAME", "reference, performance, resource, harness-default" },
+		{ OPT_STRING, 0, "profile", &profile, "NAME", "reference, performance, resource, debug, harness-default" },
 		{ OPT_STRING, 0, "cc", &cc, "CC", "compiler (default: $PQPROF_CC or " PQPROF_DEFAULT_SCHEME_CC ")" },
 		{ OPT_STRING, 0, "cflags", &cflags, "FLAGS", "extra compiler flags" },
 		{ OPT_STRING, 0, "ldflags", &ldflags, "FLAGS", "extra link flags and libraries" },

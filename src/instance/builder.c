@@ -632,7 +632,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	struct flag_profile own = { pname, opt->profile_cflags, opt->profile_origin ? opt->profile_origin : "user profile" };
 	const struct flag_profile *prof = opt->profile_cflags ? &own : flag_profile_find(pname);
 	if (!prof)
-		return pq_fail(err, PQ_EUSAGE, "unknown flag profile '%s' (reference, performance, resource, harness-default)", pname);
+		return pq_fail(err, PQ_EUSAGE, "unknown flag profile '%s' (reference, performance, resource, debug, harness-default)", pname);
 	const char *cc = opt->cc ? opt->cc : getenv("PQPROF_CC") ? getenv("PQPROF_CC") : PQPROF_DEFAULT_SCHEME_CC;
 	/* A profile's flags are checked wherever they were written: they are reusable names, not one-off flags. */
 	if (opt->profile_cflags && !opt->trust_flags) {

@@ -193,9 +193,10 @@ struct perturbation {
 	long n[2];
 };
 
-/* One call through sampled_call (so the scheme is entered at the same stack
- * pointer either way), sampled or not, timed. */
-static int timed_call(struct op_ctx *c, int op, struct sampler_child *sc, int on, struct perturbation *p)
+/* One call through sampled_call, sampled or not, timed.  Inlined like
+ * find_entry, so that sampled_call is entered from job_profile's own frame
+ * and the scheme at the stack pointer the probe saw. */
+static inline __attribute__((always_inline)) int timed_call(struct op_ctx *c, int op, struct sampler_child *sc, int on, struct perturbation *p)
 {
 	double w0 = mono_s(), c0 = cpu_s();
 	int rc = sampled_call(on ? sc : NULL, c, (enum pq_op)op);

@@ -56,7 +56,7 @@ expect_rc 0 "refused profile flags (one profile: a verdict, exit 0)" -- "$PQPROF
 expect_grep "$WORK/c/build/nist-toy__w.json" "'-wrapper /bin/true' refused" "refused flag named in the build record"
 expect_grep "$WORK/c/build/nist-toy__w.json" '"verdict": "BUILD"' "refused flags: BUILD verdict"
 expect_rc 1 "unknown profile name" -- "$PQPROF" run "$T" --out "$WORK/d" --profile o1=-O1 --profiles o1,fast
-expect_grep "$WORK/err" "unknown flag profile 'fast' \(valid: harness-default, reference, performance, resource, o1\)" \
+expect_grep "$WORK/err" "unknown flag profile 'fast' \(valid: harness-default, reference, performance, resource, debug, o1\)" \
 	"the valid names are listed"
 expect_rc 1 "--profile without NAME=" -- "$PQPROF" run "$T" --out "$WORK/d" --profile -O3
 expect_rc 1 "a built-in name cannot be redefined" -- "$PQPROF" run "$T" --out "$WORK/d" --profile reference=-O1
