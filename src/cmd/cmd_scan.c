@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
 #include "core/options.h"
+#include "instance/instance_discover.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -23,6 +24,27 @@ static const char usage[] =
 	"pqprof scan PACKAGE_DIR [--write-descriptor FILE] [--source-root DIR]\n"
 	"Lists the instances of an NGCC or NIST submission package (reference, optimized and additional\n"
 	"implementations), the API and KAT file of each, and why; FILE gets the scheme descriptor.";
+
+/* A tree that serves several instances by -D switches: which one this directory builds. */
+static void print_switches(FILE *out, const struct pkg_instance *in)
+{
+	struct instance_set set;
+	pq_error err = { 0 };
+	if (instance_discover(in->tree, NULL, &set, &err) < 0)
+		return;
+	if (set.tf.nvariants > 1) {
+		char choices[1024], dir[128] = "";
+		int chosen = -1;
+		instance_choices(&set, choices, sizeof choices);
+		if (instance_select(&set, in->tree, NULL, NULL, 0, &chosen, dir, sizeof dir, &err) == 0 && chosen >= 0)
+			fprintf(out, "  switches: one source set for %d instances (%s), chosen by -D switches in its build "
+			        "files; this directory builds %s\n",
+			        set.tf.nvariants, choices, instance_variant_name(&set.tf.variants[chosen]));
+		else
+			fprintf(out, "  warning: %s\n", err.msg[0] ? err.msg : "the tree serves several instances");
+	}
+	instance_set_free(&set);
+}
 
 void scan_print_plan(FILE *out, const struct pkg_scan *ps)
 {
@@ -39,6 +61,7 @@ void scan_print_plan(FILE *out, const struct pkg_scan *ps)
 		fprintf(out, "  tree:    %s\n", in->rel);
 		fprintf(out, "  API:     %s\n", in->api_why);
 		fprintf(out, "  name:    %s\n", in->name_why);
+		print_switches(out, in);
 		if (in->kat == PKG_KAT_MATCHED)
 			fprintf(out, "  KAT:     %s (rule: %s)\n", in->kat_rel, in->kat_why);
 		else

@@ -98,4 +98,20 @@ done
 expect_grep "$c/report.md" '^\| `toy96 \(additional-bad\)` \| harness-default \| BUILD \[1\] \|' "report: BUILD verdict"
 expect_grep "$c/report.md" "Implementation versions measured: reference, optimized, additional-bad" "report: three implementation versions"
 expect_grep "$c/report.json" '"implementation": "additional-bad"' "report.json: implementation version"
+# --- an NGCC package whose instance trees are one -D-switched source set ---
+# Each Reference_Implementation/<instance>/ is a copy of one tree that serves
+# four parameter sets by -D switches; the directory name picks the switch.
+m="$WORK/multi"
+mkdir -p "$m/Reference_Implementation" "$m/KAT"
+for i in Toyla-192f Toyla-128s; do cp -RL "$top_srcdir/tests/fixtures/multi-instance/toyla" "$m/Reference_Implementation/$i"; done
+expect_rc 0 "scan a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" scan "$m"
+expect_grep "$WORK/out" "^instance Toyla-192f \(reference\)$" "scan: Toyla-192f found"
+expect_grep "$WORK/out" "^  switches: one source set for 4 instances .*; this directory builds Toyla-192f$" "scan: the -D switch this directory selects"
+expect_rc 0 "run a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" run "$m" --out "$WORK/mo" \
+	--steps build,kat,report --timeout 20 --kat-timeout 20
+for i in Toyla-192f Toyla-128s; do
+	b="$WORK/mo/build/${i}__reference__harness-default.json"
+	expect_grep "$b" "instance: $i \\(named by the directory\\), selected by -D switches from Makefile:12" "$i: selected by the Makefile's -D switches"
+	expect_grep "$WORK/mo/kat/${i}__reference__harness-default.json" '"verdict": "PASS"' "$i: KAT PASS with its own parameter set"
+done
 finish
