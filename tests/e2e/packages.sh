@@ -108,7 +108,15 @@ expect_rc 0 "scan a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WO
 expect_grep "$WORK/out" "^instance Toyla-192f \(reference\)$" "scan: Toyla-192f found"
 expect_grep "$WORK/out" "^  switches: one source set for 4 instances .*; this directory builds Toyla-192f$" "scan: the -D switch this directory selects"
 expect_rc 0 "run a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" run "$m" --out "$WORK/mo" \
-	--steps build,kat,report --timeout 20 --kat-timeout 20
+	--steps build,kat,profile,report --timeout 20 --kat-timeout 20
+expect_grep "$WORK/mo/report.md" "^Survey verdict: not applicable — no hash/XOF function ran in the profiled operations$" \
+	"section 7: survey verdict of a scheme without hash functions"
+expect_grep "$WORK/mo/report.md" "^Keccak/SHAKE, SHA-2, SM3, AES: n/a \\(no such function\\) in any instance\\.$" \
+	"section 7: the families the toy lacks are n/a"
+for i in Toyla-192f Toyla-128s; do
+	expect_grep "$WORK/mo/report.md" "^\\| \`$i\` \\| harness-default \\| keygen \\| n/a \\(no such function\\) \\| [0-9.]+% \\(" \
+		"section 7: $i keygen: no placeholder hash (n/a), a measured DRNG share"
+done
 for i in Toyla-192f Toyla-128s; do
 	b="$WORK/mo/build/${i}__reference__harness-default.json"
 	expect_grep "$b" "instance: $i \\(named by the directory\\), selected by -D switches from Makefile:12" "$i: selected by the Makefile's -D switches"
