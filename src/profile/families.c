@@ -1,6 +1,7 @@
 /* families: symmetric-primitive families by name and source file; see families.h. */
 #include "config.h"
 #include "profile/families.h"
+#include "profile/elf_code.h"
 
 #include <ctype.h>
 #include <elfutils/libdw.h>
@@ -92,21 +93,6 @@ static void note(struct family_presence *out, unsigned m, const char *what)
 			snprintf(out->example[f], sizeof out->example[f], "%s", what);
 }
 
-static int code_symbol(Elf *elf, const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
-		return 0;
-	if (type == STT_FUNC || type == STT_GNU_IFUNC)
-		return 1;
-	if (type != STT_NOTYPE)
-		return 0;
-	/* untyped assembly routines, in code sections */
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
-}
-
 static void scan_symbols(Elf *elf, struct family_presence *out)
 {
 	Elf_Scn *best = NULL;
@@ -129,7 +115,7 @@ static void scan_symbols(Elf *elf, struct family_presence *out)
 		if (!gelf_getsym(d, (int)i, &sym))
 			continue;
 		const char *name = elf_strptr(elf, best_sh.sh_link, sym.st_name);
-		if (!name || !*name || !code_symbol(elf, &sym))
+		if (!name || !*name || !elf_code_symbol(elf, &sym))
 			continue;
 		unsigned m = family_match_name(name);
 		if (m) {

@@ -11,6 +11,7 @@ libpqprof_a_SOURCES += \
 	src/profile/unwind.c src/profile/unwind.h \
 	src/profile/groups.c src/profile/groups.h \
 	src/profile/families.c src/profile/families.h \
+	src/profile/elf_code.c src/profile/elf_code.h \
 	src/profile/uprobe_count.c src/profile/uprobe_count.h
 # profile recording (parent side), trace analysis and the text report.
 libpqprof_a_SOURCES += \

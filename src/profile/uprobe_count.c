@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "profile/uprobe_count.h"
+#include "profile/elf_code.h"
 #include "core/atomic_file.h"
 #include "core/grow.h"
 
@@ -52,21 +53,6 @@ static int name_matches(const char *name, const char *const *globs, size_t n)
 	return 0;
 }
 
-static int is_code_symbol(Elf *elf, const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
-		return 0;
-	if (type == STT_FUNC || type == STT_GNU_IFUNC)
-		return 1;
-	if (type != STT_NOTYPE)
-		return 0;
-	/* Assembly routines often carry no type: accept them in code sections. */
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
-}
-
 static int add_target(struct uprobe_targets *out, size_t *cap, const char *name, uint64_t off,
                       uint64_t size)
 {
@@ -96,7 +82,7 @@ static int scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *
 		if (!gelf_getsym(d, (int)i, &sym))
 			continue;
 		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name || !is_code_symbol(elf, &sym) || !name_matches(name, globs, nglobs))
+		if (!name || !*name || !elf_code_symbol(elf, &sym) || !name_matches(name, globs, nglobs))
 			continue;
 		uint64_t off;
 		if (vaddr_to_offset(elf, sym.st_value, &off) < 0)
