@@ -283,16 +283,17 @@ static int go_live(struct run *r, pq_error *err)
 		json_t *h = make_header(r);
 		if (!h)
 			return pq_fail(err, PQ_ENOMEM, "out of memory");
-		/* Sample times to a fiftieth of the sampling interval, rounded down
-		 * to a power of ten ns (10 us at 1999 Hz): far finer than the
-		 * samples are apart, and it keeps a sample near a byte or two. */
+		/* Sample times in units of the nominal sampling interval (1e9 /
+		 * freq ns, or the period of a time-based event): no report uses
+		 * a sample's time more finely than the samples are apart, and
+		 * regular samples then differ by a near-constant 1 that costs
+		 * well under a bit.  OP_BEGIN/OP_END times stay exact. */
 		struct trace_writer_opts wo = { 0 };
-		if (r->sp.freq) {
-			unsigned step = 1000000000u / r->sp.freq / 50u, u = 1;
-			while (u * 10 <= step && u < 1000000u)
-				u *= 10;
-			wo.time_unit_ns = u;
-		}
+		if (r->sp.freq)
+			wo.time_unit_ns = 1000000000u / r->sp.freq;
+		else if (r->sp.period && r->sp.period <= 1000000000u &&
+			 strcmp(profile_event_unit(r->sp.event_name), "ns") == 0)
+			wo.time_unit_ns = (unsigned)r->sp.period;
 		rec->run.requested_hz = r->sp.freq;
 		rec->w = trace_writer_open_opts(rec->trace_path, h, &wo, err);
 		json_decref(h);
