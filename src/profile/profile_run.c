@@ -122,13 +122,6 @@ static void build_id_cache_free(struct build_id_cache *c)
 	free(c->e);
 }
 
-static json_t *hex_json(const unsigned char *id, size_t n)
-{
-	char hex[2 * TRACE_MAX_BUILD_ID + 1];
-	hex_encode(id, n < TRACE_MAX_BUILD_ID ? n : TRACE_MAX_BUILD_ID, hex);
-	return json_string(hex);
-}
-
 /* ---- one recording: shared by all children ---- */
 
 struct recorder {
@@ -258,20 +251,6 @@ static json_t *make_header(struct run *r)
 	json_object_set_new(h, "data_pages", json_integer((json_int_t)sp->data_pages));
 	json_object_set_new(h, "stack_bytes",
 	                    json_integer(sp->mode == SAMPLER_MODE_DWARF ? (json_int_t)sp->stack_bytes : 0));
-	/* Every mapped file of the first child, with its build id. */
-	json_t *mods = json_array();
-	for (size_t i = 0; i < r->npend; i++) {
-		int dup = 0;
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = strcmp(r->pend[i].path, r->pend[j].path) == 0;
-		if (dup)
-			continue;
-		const struct build_id_entry *b = build_id_lookup(&rec->ids, r->pend[i].path);
-		json_array_append_new(mods, json_pack("{s:s, s:o}", "path", r->pend[i].path, "build_id",
-		                                      b && b->len ? hex_json(b->id, (size_t)b->len)
-		                                                  : json_null()));
-	}
-	json_object_set_new(h, "modules", mods);
 	return h;
 }
 

@@ -62,7 +62,7 @@ struct trace_unwind_stats {
 #define TRACE_DEFAULT_FRAME_BYTES (256u << 10)
 #define TRACE_DEFAULT_FRAME_RECORDS 16384u
 #define TRACE_DEFAULT_FRAME_MS 5000u
-#define TRACE_DEFAULT_LEVEL 9
+#define TRACE_DEFAULT_LEVEL 19
 #define TRACE_HEADER_LEVEL 19               /* the header frame, written once */
 #define TRACE_DEFAULT_BLOCK 1024u           /* samples per SAMPLES record */
 #define TRACE_DEFAULT_TIME_UNIT 1000u       /* ns per sample-time unit (1 us) */
