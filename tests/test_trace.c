@@ -539,6 +539,65 @@ START_TEST(test_unwind_stats_record)
 }
 END_TEST
 
+/*
+ * 2.1 SAMPLES_B: with 600 stacks sampled, ranks pass the escape byte, so
+ * both one-byte and escaped stack codes are written; every sample comes
+ * back with its stack, weight and time.
+ */
+START_TEST(test_samples_b_escape)
+{
+	enum { NS = 600, NSAMP = 6000, D = 3 };
+	static uint64_t ips[NS][D];
+	static uint32_t which[NSAMP];
+	for (int i = 0; i < NS; i++)
+		for (int d = 0; d < D; d++)
+			ips[i][d] = 0x400000u + (uint64_t)i * 64 + (uint64_t)d * 0x10000;
+	uint64_t s = 7;
+	for (int k = 0; k < NSAMP; k++)  /* skewed: low ids more often */
+		which[k] = (uint32_t)((rng(&s) % NS) * (rng(&s) % NS) / NS);
+	const char *p = tpath("b.pqt");
+	json_t *h = json_pack("{s:s}", "schema", "test");
+	pq_error err;
+	struct trace_writer_opts o = { .time_unit_ns = 1000 };
+	trace_writer *w = trace_writer_open_opts(p, h, &o, &err);
+	json_decref(h);
+	ck_assert_msg(w != NULL, "%s", err.msg);
+	for (int k = 0; k < NSAMP; k++)
+		if (trace_write_sample(w, 1, 100 + (uint64_t)(k % 3), 1000000u * (uint64_t)k, ips[which[k]], D))
+			ck_abort_msg("write_sample failed");
+	struct trace_write_stats ws;
+	ck_assert_msg(trace_writer_close(w, 1, &ws, &err) == 0, "%s", err.msg);
+
+	trace_reader *r;
+	ck_assert_msg(trace_reader_open(&r, p, &err) == 0, "%s", err.msg);
+	unsigned major, minor;
+	trace_reader_version(r, &major, &minor);
+	ck_assert_uint_eq(major, TRACE_VERSION_MAJOR);
+	ck_assert_uint_eq(minor, TRACE_VERSION_MINOR);
+	struct trace_record rec;
+	int k = 0, n, ok = 1;
+	while ((n = trace_reader_next(r, &rec, &err)) == 1) {
+		if (rec.type != TRACE_REC_SAMPLE)
+			continue;
+		ck_assert_int_lt(k, NSAMP);
+		ok = ok && rec.u.sample.n == D && rec.u.sample.weight == 100 + (uint64_t)(k % 3) &&
+		     rec.u.sample.time == 1000000u * (uint64_t)k &&
+		     memcmp(rec.u.sample.ips, ips[which[k]], sizeof ips[0]) == 0;
+		if (!ok)
+			ck_abort_msg("sample %d differs from what was written", k);
+		k++;
+	}
+	ck_assert_msg(n == 0, "%s", err.msg);
+	ck_assert_int_eq(k, NSAMP);
+	struct trace_read_stats st;
+	trace_reader_stats(r, &st);
+	ck_assert_uint_gt(st.by_type[TRACE_REC_SAMPLES_B], 0);
+	ck_assert_uint_eq(st.by_type[TRACE_REC_SAMPLES], 0);
+	ck_assert_uint_gt(st.stacks, 255);
+	trace_reader_close(r);
+}
+END_TEST
+
 /* A 2.x file by hand: header frame (creator, time unit 1), then frame 1. */
 static size_t handmade_v2(uint8_t *out, const uint8_t *recs, size_t rlen)
 {
@@ -1061,6 +1120,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_unwind_stats_record);
 	tcase_add_test(tc, test_writer_errors);
 	tcase_add_test(tc, test_v2_records);
+	tcase_add_test(tc, test_samples_b_escape);
 	tcase_add_test(tc, test_v1_file);
 	tcase_add_test(tc, test_persistent_tables);
 	suite_add_tcase(s, tc);

@@ -17,6 +17,7 @@ EXTRA_DIST += \
 	tests/fuzz/corpus/trace/valid_small.pqt \
 	tests/fuzz/corpus/trace/valid_frames.pqt \
 	tests/fuzz/corpus/trace/valid_v2.pqt \
+	tests/fuzz/corpus/trace/valid_v21.pqt \
 	tests/fuzz/corpus/trace/incomplete.pqt \
 	tests/fuzz/corpus/trace/raw_small.bin \
 	tests/fuzz/corpus/trace/raw_v2.bin \

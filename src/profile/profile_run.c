@@ -122,13 +122,6 @@ static void build_id_cache_free(struct build_id_cache *c)
 	free(c->e);
 }
 
-static json_t *hex_json(const unsigned char *id, size_t n)
-{
-	char hex[2 * TRACE_MAX_BUILD_ID + 1];
-	hex_encode(id, n < TRACE_MAX_BUILD_ID ? n : TRACE_MAX_BUILD_ID, hex);
-	return json_string(hex);
-}
-
 /* ---- one recording: shared by all children ---- */
 
 struct recorder {
@@ -258,20 +251,6 @@ static json_t *make_header(struct run *r)
 	json_object_set_new(h, "data_pages", json_integer((json_int_t)sp->data_pages));
 	json_object_set_new(h, "stack_bytes",
 	                    json_integer(sp->mode == SAMPLER_MODE_DWARF ? (json_int_t)sp->stack_bytes : 0));
-	/* Every mapped file of the first child, with its build id. */
-	json_t *mods = json_array();
-	for (size_t i = 0; i < r->npend; i++) {
-		int dup = 0;
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = strcmp(r->pend[i].path, r->pend[j].path) == 0;
-		if (dup)
-			continue;
-		const struct build_id_entry *b = build_id_lookup(&rec->ids, r->pend[i].path);
-		json_array_append_new(mods, json_pack("{s:s, s:o}", "path", r->pend[i].path, "build_id",
-		                                      b && b->len ? hex_json(b->id, (size_t)b->len)
-		                                                  : json_null()));
-	}
-	json_object_set_new(h, "modules", mods);
 	return h;
 }
 
@@ -283,16 +262,17 @@ static int go_live(struct run *r, pq_error *err)
 		json_t *h = make_header(r);
 		if (!h)
 			return pq_fail(err, PQ_ENOMEM, "out of memory");
-		/* Sample times to a fiftieth of the sampling interval, rounded down
-		 * to a power of ten ns (10 us at 1999 Hz): far finer than the
-		 * samples are apart, and it keeps a sample near a byte or two. */
+		/* Sample times in units of the nominal sampling interval (1e9 /
+		 * freq ns, or the period of a time-based event): no report uses
+		 * a sample's time more finely than the samples are apart, and
+		 * regular samples then differ by a near-constant 1 that costs
+		 * well under a bit.  OP_BEGIN/OP_END times stay exact. */
 		struct trace_writer_opts wo = { 0 };
-		if (r->sp.freq) {
-			unsigned step = 1000000000u / r->sp.freq / 50u, u = 1;
-			while (u * 10 <= step && u < 1000000u)
-				u *= 10;
-			wo.time_unit_ns = u;
-		}
+		if (r->sp.freq)
+			wo.time_unit_ns = 1000000000u / r->sp.freq;
+		else if (r->sp.period && r->sp.period <= 1000000000u &&
+			 strcmp(profile_event_unit(r->sp.event_name), "ns") == 0)
+			wo.time_unit_ns = (unsigned)r->sp.period;
 		rec->run.requested_hz = r->sp.freq;
 		rec->w = trace_writer_open_opts(rec->trace_path, h, &wo, err);
 		json_decref(h);

@@ -15,7 +15,7 @@
 #define TRACE_MAGIC "PQPT"
 #define TRACE_PREAMBLE_LEN 8
 #define TRACE_VERSION_MAJOR 2
-#define TRACE_VERSION_MINOR 0
+#define TRACE_VERSION_MINOR 1
 /* The oldest major version this pqprof still reads (1.x: per-frame tables). */
 #define TRACE_VERSION_MAJOR_OLDEST 1
 
@@ -31,9 +31,12 @@ enum trace_rec_type {
 	TRACE_REC_END = 8,
 	TRACE_REC_UNWIND_STATS = 9,
 	TRACE_REC_FRAME = 10,    /* 2.x: first record of every frame after 0 */
-	TRACE_REC_SAMPLES = 11,  /* 2.x: a block of samples, column-coded */
+	TRACE_REC_SAMPLES = 11,  /* 2.0: a block of samples, column-coded */
+	TRACE_REC_SAMPLES_B = 12, /* 2.1: the same, stack column byte-coded */
 };
-#define TRACE_REC_TYPE_MAX 11
+#define TRACE_REC_TYPE_MAX 12
+/* SAMPLES_B: a stack code of at least this is an escape byte plus a varint. */
+#define TRACE_STACK_ESCAPE 255u
 
 /* UNWIND_STATS payload: these fields as varints, in this order. */
 struct trace_unwind_stats {
@@ -62,7 +65,7 @@ struct trace_unwind_stats {
 #define TRACE_DEFAULT_FRAME_BYTES (256u << 10)
 #define TRACE_DEFAULT_FRAME_RECORDS 16384u
 #define TRACE_DEFAULT_FRAME_MS 5000u
-#define TRACE_DEFAULT_LEVEL 9
+#define TRACE_DEFAULT_LEVEL 19
 #define TRACE_HEADER_LEVEL 19               /* the header frame, written once */
 #define TRACE_DEFAULT_BLOCK 1024u           /* samples per SAMPLES record */
 #define TRACE_DEFAULT_TIME_UNIT 1000u       /* ns per sample-time unit (1 us) */

@@ -87,6 +87,7 @@ const char *trace_rec_type_name(enum trace_rec_type t)
 	case TRACE_REC_UNWIND_STATS: return "UNWIND_STATS";
 	case TRACE_REC_FRAME: return "FRAME";
 	case TRACE_REC_SAMPLES: return "SAMPLES";
+	case TRACE_REC_SAMPLES_B: return "SAMPLES_B";
 	}
 	return "UNKNOWN";
 }
@@ -361,11 +362,13 @@ static const char *decode_stack_def(trace_reader *r, struct cursor *c, struct tr
 }
 
 /*
- * 2.x SAMPLES: op, count, then count stack-id changes, count weight
- * changes, count time changes (zigzag varints).  Decoded whole here,
- * handed out one sample at a time by trace_reader_next.
+ * 2.x SAMPLES: op, count, then count stack codes, count weight changes,
+ * count time changes (zigzag varints).  SAMPLES_B (2.1, bytecoded set)
+ * has the stack codes as count bytes, each TRACE_STACK_ESCAPE byte
+ * followed up in a varint after the bytes.  Decoded whole here, handed
+ * out one sample at a time by trace_reader_next.
  */
-static const char *decode_samples(trace_reader *r, struct cursor *c)
+static const char *decode_samples(trace_reader *r, struct cursor *c, int bytecoded)
 {
 	uint64_t op, n;
 	if (get_u64(c, &op) < 0 || get_u64(c, &n) < 0)
@@ -377,11 +380,20 @@ static const char *decode_samples(trace_reader *r, struct cursor *c)
 	if (ensure_cap((void **)&r->blk, &r->capblk, (size_t)n * 3, sizeof *r->blk) < 0)
 		return "out of memory";
 	uint64_t wt = r->prev_weight, tu = r->prev_tu;
+	const uint8_t *bytes = c->p;  /* SAMPLES_B: the stack code bytes */
+	if (bytecoded)
+		c->p += n;  /* escapes' varints follow the bytes */
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t z;
 		uint32_t id;
-		if (get_u64(c, &z) < 0)
-			return "bad varint";
+		if (!bytecoded) {
+			if (get_u64(c, &z) < 0)
+				return "bad varint";
+		} else if ((z = bytes[i]) == TRACE_STACK_ESCAPE) {
+			if (get_u64(c, &z) < 0 || z > UINT64_MAX - TRACE_STACK_ESCAPE)
+				return "bad varint";
+			z += TRACE_STACK_ESCAPE;
+		}
 		if (z == 0) {
 			if (r->rank.n >= r->nstacks)
 				return "sample refers to an undefined stack";
@@ -598,9 +610,10 @@ static int decode_record(trace_reader *r, struct trace_record *rec)
 		}
 		break;
 	case TRACE_REC_SAMPLES:
-		if (r->major < 2)
+	case TRACE_REC_SAMPLES_B:
+		if (r->major < 2 || (type == TRACE_REC_SAMPLES_B && r->major == 2 && r->minor < 1))
 			goto unknown;
-		why = decode_samples(r, &c);
+		why = decode_samples(r, &c, type == TRACE_REC_SAMPLES_B);
 		break;
 	default:
 	unknown:
@@ -629,7 +642,7 @@ static int decode_record(trace_reader *r, struct trace_record *rec)
 	rec->type = (enum trace_rec_type)type;
 	r->st.records++;
 	r->st.by_type[type]++;
-	if (type == TRACE_REC_SAMPLES)
+	if (type == TRACE_REC_SAMPLES || type == TRACE_REC_SAMPLES_B)
 		return 2;  /* its samples come out one at a time */
 	if (type == TRACE_REC_SAMPLE)
 		r->st.samples++;

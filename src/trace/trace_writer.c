@@ -247,9 +247,12 @@ static int emit(trace_writer *w, unsigned type, size_t plen)
 }
 
 /*
- * The open block as one SAMPLES record: op, count, then three columns of
- * count varints each (stack id change, weight change, time change), so
- * that like bytes sit together for zstd.
+ * The open block as one SAMPLES_B record: op, count, then three columns
+ * (stack code, weight change, time change), so that like bytes sit
+ * together for zstd.  The stack column is one byte per sample, codes of
+ * TRACE_STACK_ESCAPE and up written as that byte with the rest (code -
+ * TRACE_STACK_ESCAPE) as a varint after the bytes: zstd's byte-wise
+ * entropy coder then sees whole codes, not varint fragments.
  */
 static int emit_block(trace_writer *w)
 {
@@ -257,13 +260,14 @@ static int emit_block(trace_writer *w)
 	w->nblk = 0;
 	if (!n)
 		return 0;
-	size_t max = 2 * TRACE_VARINT_MAX + n * 3 * TRACE_VARINT_MAX;
+	size_t max = 2 * TRACE_VARINT_MAX + n * 4 * TRACE_VARINT_MAX;
 	uint8_t *p = malloc(max);
 	if (!p)
 		return wfail(w, PQ_ENOMEM, "out of memory");
 	size_t k = 0;
 	k += trace_put_varint(p + k, w->block_op);
 	k += trace_put_varint(p + k, n);
+	size_t bytes = k, ext = k + n;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = w->blk[i].id;
 		uint64_t code = 0;
@@ -271,9 +275,15 @@ static int emit_block(trace_writer *w)
 			trace_rank_add(&w->rank, id);
 		else
 			code = (uint64_t)w->rank.pos[id] + 1;
-		k += trace_put_varint(p + k, code);
+		if (code < TRACE_STACK_ESCAPE) {
+			p[bytes + i] = (uint8_t)code;
+		} else {
+			p[bytes + i] = (uint8_t)TRACE_STACK_ESCAPE;
+			ext += trace_put_varint(p + ext, code - TRACE_STACK_ESCAPE);
+		}
 		trace_rank_hit(&w->rank, id);
 	}
+	k = ext;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t wt = w->blk[i].weight;
 		k += trace_put_varint(p + k, trace_zigzag((int64_t)(wt - w->prev_weight)));
@@ -284,7 +294,7 @@ static int emit_block(trace_writer *w)
 		k += trace_put_varint(p + k, trace_zigzag((int64_t)(tu - w->prev_tu)));
 		w->prev_tu = tu;
 	}
-	int r = emit_from(w, TRACE_REC_SAMPLES, p, k);
+	int r = emit_from(w, TRACE_REC_SAMPLES_B, p, k);
 	free(p);
 	return r;
 }

@@ -70,6 +70,24 @@ else
 	[ -n "$reason" ] && pass "call counts unavailable, with the reason: $reason" || fail "counts unavailable without a reason"
 fi
 
+# Sample times are kept in units of the nominal sampling interval, and
+# the header does not repeat the mappings the MMAP records carry.
+"$PQPROF" trace info "$WORK/t.pqt" >"$WORK/tinfo" 2>&1 || fail "trace info of the recorded trace"
+freq=$(awk '$1 == "freq" { print $2 }' "$WORK/tinfo")
+if [ "${freq:-0}" -gt 0 ] 2>/dev/null; then
+	"$PQPROF" trace dump "$WORK/t.pqt" >"$WORK/tdump" 2>&1 || fail "trace dump of the recorded trace"
+	off=$(awk -v u=$((1000000000 / freq)) '$2 == "SAMPLE" { n++; for (i = 3; i <= NF; i++) if ($i ~ /^time=/) { t = substr($i, 6); if (t % u) bad++ } }
+		END { print n + 0, bad + 0 }' "$WORK/tdump")
+	case "$off" in
+	0\ *) fail "no SAMPLE in the dump" ;;
+	*\ 0) pass "sample times in units of the sampling interval ($off)" ;;
+	*) fail "sample times not in units of the interval (samples, off: $off)" ;;
+	esac
+else
+	fail "no sampling frequency in the trace header"
+fi
+grep -q '^  modules ' "$WORK/tinfo" && fail "header repeats the mappings" || pass "header leaves the mappings to MMAP records"
+
 # ---- offline report reproduces the recording's report ----
 expect_rc 0 "report on the trace file" -- "$PQPROF" report "$WORK/t.pqt" --record "$WORK/rec2.json"
 for i in 0 1 2 3; do

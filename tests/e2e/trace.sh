@@ -23,6 +23,15 @@ grep -q "instance *toy" "$T/info" || fail "info header: $(cat "$T/info")"
 "$PQPROF" trace dump "$C/valid_small.pqt" >"$T/dump" 2>&1 || fail "dump"
 [ "$(grep -c ' SAMPLE ' "$T/dump")" -eq 60 ] || fail "dump has not 60 SAMPLE lines"
 
+# Format 2.0 (SAMPLES blocks) and 2.1 (SAMPLES_B, escaped stack codes) both read.
+"$PQPROF" trace check "$C/valid_v2.pqt" >"$T/out" 2>&1 || fail "check of a 2.0 trace: $(cat "$T/out")"
+grep -q "ok (2 frames, .* 200 samples)" "$T/out" || fail "2.0 check output: $(cat "$T/out")"
+"$PQPROF" trace check "$C/valid_v21.pqt" >"$T/out" 2>&1 || fail "check of a 2.1 trace: $(cat "$T/out")"
+grep -q "ok (2 frames, 307 records, 420 samples)" "$T/out" || fail "2.1 check output: $(cat "$T/out")"
+"$PQPROF" trace info "$C/valid_v21.pqt" >"$T/info" 2>&1 || fail "info of a 2.1 trace"
+grep -q "format 2\.1" "$T/info" || fail "2.1 format not shown: $(cat "$T/info")"
+grep -q "SAMPLES_B 1" "$T/info" || fail "2.1 record counts: $(cat "$T/info")"
+
 if "$PQPROF" trace check "$C/incomplete.pqt" >"$T/out" 2>&1; then fail "incomplete trace passed check"; fi
 grep -q "incomplete (no end marker); 2 frames / 40 samples readable" "$T/out" || fail "incomplete: $(cat "$T/out")"
 "$PQPROF" trace info "$C/incomplete.pqt" >"$T/out" 2>&1 || fail "info of an incomplete trace failed"

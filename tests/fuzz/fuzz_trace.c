@@ -7,7 +7,8 @@
  * pieces separated by the 4 bytes "FRM!"; the first piece is the header
  * frame), so mutations reach the record decoder and the header parser
  * instead of dying at the zstd checksum.  A raw stream that starts with
- * "V2" gets a format 2.0 preamble (persistent tables, SAMPLES blocks),
+ * "V2" gets a format 2.1 preamble (persistent tables, SAMPLES and
+ * SAMPLES_B blocks),
  * any other a 1.0 one.
  *
  *   clang -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -62,7 +63,7 @@ static uint8_t *wrap_records(const uint8_t *data, size_t size, size_t *out_len)
 	uint8_t *out = malloc(cap);
 	if (!out)
 		goto fail;
-	memcpy(out, v2 ? "PQPT\x02\x00\x00\x00" : "PQPT\x01\x00\x00\x00", TRACE_PREAMBLE_LEN);
+	memcpy(out, v2 ? "PQPT\x02\x00\x01\x00" : "PQPT\x01\x00\x00\x00", TRACE_PREAMBLE_LEN);
 	size_t n = TRACE_PREAMBLE_LEN, z;
 	size_t start = 0;
 	for (size_t i = 0; i <= size; i++) {
