@@ -40,7 +40,7 @@ static double mono_s(void)
 
 /* ---- where the scheme is entered ---- */
 
-#define PROBE_FRAMES (SAMPLER_MAX_ENTRY_FRAMES + 2)
+#define PROBE_FRAMES (SAMPLER_MAX_ENTRY_FRAMES + 4)
 
 static struct {
 	uintptr_t cfa, ret;
@@ -132,10 +132,14 @@ static inline __attribute__((always_inline)) void find_entry(struct op_ctx *c, e
 	c->inst = real;
 	sc->entry_sp = probe_seen.cfa;
 	sc->nentry_frames = 0;
-	/* frames[0] is in the probe, frames[1] the return into op_ctx_call. */
-	if (probe_seen.n < 2 || (uintptr_t)probe_seen.frames[1] != probe_seen.ret)
+	/* frames[0] is in the probe (or in a sanitizer's backtrace wrapper), then
+	 * comes the return into op_ctx_call: the runner's frames follow it. */
+	int at = 0;
+	while (at < probe_seen.n && (uintptr_t)probe_seen.frames[at] != probe_seen.ret)
+		at++;
+	if (at >= probe_seen.n)
 		return;
-	for (int i = 2; i < probe_seen.n && sc->nentry_frames < SAMPLER_MAX_ENTRY_FRAMES; i++)
+	for (int i = at + 1; i < probe_seen.n && sc->nentry_frames < SAMPLER_MAX_ENTRY_FRAMES; i++)
 		sc->entry_frames[sc->nentry_frames++] = (uint64_t)(uintptr_t)probe_seen.frames[i];
 }
 

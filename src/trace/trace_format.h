@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/grow.h"
+
 /* Uncompressed preamble: "PQPT", u16 major, u16 minor (little-endian). */
 #define TRACE_MAGIC "PQPT"
 #define TRACE_PREAMBLE_LEN 8
@@ -138,6 +140,23 @@ struct trace_rank {
 	size_t n;          /* stacks sampled so far (= ranks in use) */
 	size_t cap;
 };
+
+/* Room in the rank coder for need stack ids; -1 when out of memory. */
+static inline int trace_rank_reserve(struct trace_rank *k, size_t need)
+{
+	if (need <= k->cap)
+		return 0;
+	size_t c_order = k->cap, c_pos = k->cap, c_count = k->cap;
+	int r = pq_grow(&k->order, &c_order, need, sizeof *k->order, 256);
+	if (r == 0)
+		r = pq_grow(&k->pos, &c_pos, need, sizeof *k->pos, 256);
+	if (r == 0)
+		r = pq_grow(&k->count, &c_count, need, sizeof *k->count, 256);
+	if (r < 0)
+		return -1;
+	k->cap = c_order < c_pos ? (c_order < c_count ? c_order : c_count) : (c_pos < c_count ? c_pos : c_count);
+	return 0;
+}
 
 /* Stack id id (== r->n, the next unsampled one) joins with count 0. */
 static inline void trace_rank_add(struct trace_rank *r, uint32_t id)

@@ -92,30 +92,6 @@ const char *trace_rec_type_name(enum trace_rec_type t)
 	return "UNKNOWN";
 }
 
-/* Room in the rank coder for need stack ids; -1 when out of memory. */
-static int rank_reserve(struct trace_rank *k, size_t need)
-{
-	if (need <= k->cap)
-		return 0;
-	size_t nc = k->cap ? k->cap : 256;
-	while (nc < need)
-		nc *= 2;
-	uint32_t *o = realloc(k->order, nc * sizeof *o);
-	if (!o)
-		return -1;
-	k->order = o;
-	uint32_t *p = realloc(k->pos, nc * sizeof *p);
-	if (!p)
-		return -1;
-	k->pos = p;
-	uint64_t *c = realloc(k->count, nc * sizeof *c);
-	if (!c)
-		return -1;
-	k->count = c;
-	k->cap = nc;
-	return 0;
-}
-
 /* Record a sticky error: "<name>: <what>; N frames / M samples readable". */
 static int rfail(trace_reader *r, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -329,7 +305,7 @@ static const char *decode_stack_def(trace_reader *r, struct cursor *c, struct tr
 		return "stack longer than its record";
 	if (r->nstacks >= TRACE_MAX_STACKS || r->nips + (size_t)n > TRACE_MAX_TABLE_ADDRS)
 		return "stack table larger than the limit";
-	if (rank_reserve(&r->rank, r->nstacks + 1) < 0)
+	if (trace_rank_reserve(&r->rank, r->nstacks + 1) < 0)
 		return "out of memory";
 	if (ensure_cap((void **)&r->stacks, &r->capstacks, r->nstacks + 1, sizeof *r->stacks) < 0 ||
 	    ensure_cap((void **)&r->ips, &r->capips, r->nips + (size_t)n + 1, sizeof *r->ips) < 0)

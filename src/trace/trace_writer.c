@@ -80,30 +80,6 @@ struct trace_writer {
 	pq_error err;
 };
 
-/* Room in the rank coder for need stack ids; -1 when out of memory. */
-static int rank_reserve(struct trace_rank *k, size_t need)
-{
-	if (need <= k->cap)
-		return 0;
-	size_t nc = k->cap ? k->cap : 256;
-	while (nc < need)
-		nc *= 2;
-	uint32_t *o = realloc(k->order, nc * sizeof *o);
-	if (!o)
-		return -1;
-	k->order = o;
-	uint32_t *p = realloc(k->pos, nc * sizeof *p);
-	if (!p)
-		return -1;
-	k->pos = p;
-	uint64_t *c = realloc(k->count, nc * sizeof *c);
-	if (!c)
-		return -1;
-	k->count = c;
-	k->cap = nc;
-	return 0;
-}
-
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -448,7 +424,7 @@ static long add_stack(trace_writer *w, const uint64_t *ips, int n, uint64_t h)
 		return wfail(w, PQ_ENOMEM, "out of memory"), -1;
 	if (pq_grow(&w->ips, &w->capips, w->nips + (size_t)n, sizeof *w->ips, 4096) < 0)
 		return wfail(w, PQ_ENOMEM, "out of memory"), -1;
-	if (rank_reserve(&w->rank, w->nstacks + 1) < 0)
+	if (trace_rank_reserve(&w->rank, w->nstacks + 1) < 0)
 		return wfail(w, PQ_ENOMEM, "out of memory"), -1;
 	struct stack_entry *e = &w->stacks[w->nstacks];
 	e->hash = h;
