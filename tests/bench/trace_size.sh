@@ -5,8 +5,9 @@
 #     `pqprof profile`, and the same number of signs under
 #     `perf record [-z] --call-graph dwarf`; then the same with frame
 #     pointers (`--call-graph fp` against `perf record [-z] -g`);
-#   - prints bytes per sample of both and the ratio (target: pqprof
-#     <= 2 bytes per sample and >= 5x smaller than perf -z);
+#   - prints bytes per sample of both and the ratios; the targets: the
+#     pqprof DWARF trace <= 2 bytes per sample and >= 5x smaller than
+#     `perf record -z -g` (frame-pointer call graphs, perf's smallest);
 #   - times `pqprof report` against `perf report --stdio --no-children`
 #     on those traces, interleaved repeats, medians (target: pqprof no
 #     slower).
@@ -76,7 +77,9 @@ run_mode() {
 	printf '%-24s %12s %12s %12s\n' "" "pqprof" "perf" "perf -z"
 	printf '%-24s %12s %12s %12s\n' "samples" "$psamples" "$nperf" "$nperf"
 	printf '%-24s %12s %12s %12s\n' "bytes per sample" "$pq_bps" "$perf_bps" "$perfz_bps"
-	echo "perf -z / pqprof: ${ratio}x (target >= 5x); pqprof target <= 2 bytes per sample"
+	echo "perf -z / pqprof, both $mode: ${ratio}x"
+	echo "$pq_bps" >"$work/bps-$mode"
+	echo "$perfz_bps" >"$work/perfz-bps-$mode"
 
 	# Report time, interleaved so that machine noise hits both alike.
 	: >"$work/t-pq"
@@ -102,3 +105,16 @@ run_mode() {
 for mode in ${PQPROF_BENCH_MODES:-dwarf fp}; do
 	run_mode "$mode"
 done
+
+# The targets: a pqprof trace with DWARF call graphs at <= 2 bytes per
+# sample, and >= 5x smaller than `perf record -z -g` (perf's frame-pointer
+# call graphs, its smallest traces) on the same workload.
+echo
+if [ -f "$work/bps-dwarf" ]; then
+	d=$(cat "$work/bps-dwarf")
+	echo "pqprof, DWARF call graphs: $d bytes per sample (target <= 2): $(awk -v d="$d" 'BEGIN { print (d <= 2 ? "met" : "NOT met") }')"
+	if [ -f "$work/perfz-bps-fp" ] && [ "$(cat "$work/perfz-bps-fp")" != "-" ]; then
+		g=$(cat "$work/perfz-bps-fp")
+		awk -v d="$d" -v g="$g" 'BEGIN { r = g / d; printf "perf record -z -g: %s bytes per sample, %.1fx the pqprof DWARF trace (target >= 5x): %s\n", g, r, (r >= 5 ? "met" : "NOT met") }'
+	fi
+fi
