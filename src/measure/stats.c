@@ -180,6 +180,15 @@ static double resampled_mean(const double *x, size_t n, stats_rng *rng)
 	return sum / (double)n;
 }
 
+/* Median of a resample of x (n values) with replacement; tmp holds n. */
+static double resampled_median(const double *x, size_t n, double *tmp, stats_rng *rng)
+{
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = x[stats_rng_below(rng, n)];
+	qsort(tmp, n, sizeof *tmp, cmp_double);
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
 static int percentile_interval(double *draws, int b, double estimate, stats_interval *out)
 {
 	qsort(draws, (size_t)b, sizeof *draws, cmp_double);
@@ -297,14 +306,16 @@ int stats_trial_ratio_ci(const double *b, size_t nb, const double *a, size_t na,
 	stats_rng_seed(&rng, seed);
 	double est, se, df;
 	if (paired) {
-		/* d_i = lb_i - la_i, kept in la (la is not needed afterwards). */
+		/* d_i = lb_i - la_i, kept in la (la is not needed afterwards).  The
+		 * median round: a slow spell that hits one side of a round moves
+		 * that round's ratio, not the estimate. */
 		for (size_t i = 0; i < na; i++)
 			la[i] = lb[i] - la[i];
-		est = stats_mean(la, na);
+		est = stats_median(la, na);
 		se = sqrt(var_of(la, na) / (double)na);
 		df = (double)na - 1;
 		for (int i = 0; i < nres; i++)
-			draws[i] = resampled_mean(la, na, &rng);
+			draws[i] = resampled_median(la, na, lb, &rng);
 	} else {
 		est = stats_mean(lb, nb) - stats_mean(la, na);
 		double va = var_of(la, na) / (double)na, vb = var_of(lb, nb) / (double)nb;

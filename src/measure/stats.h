@@ -83,7 +83,7 @@ int stats_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t
  * logarithms so that faster and slower are symmetric.
  *   paired (na == nb required): trial i of a and of b ran in the same
  *   round of an interleaved run, so the rounds are the independent blocks;
- *   the estimate is the geometric mean of the per-round ratios and the
+ *   the estimate is the median of the per-round ratios and the
  *   bootstrap resamples whole rounds (a blocked bootstrap).
  *   unpaired: the estimate is geomean(b) / geomean(a) and each side's
  *   trials are resampled on their own.
