@@ -10,6 +10,7 @@
 #include "core/safe_name.h"
 #include "instance/builder.h"
 #include "instance/instance_discover.h"
+#include "instance/observe.h"
 #include "measure/env.h"
 #include "supervise/bench.h"
 #include "supervise/blame.h"
@@ -430,7 +431,18 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 		struct instance_set set;
 		pq_error derr = { 0 };
 		int nv = 0, dir_pick = -1;
-		if (instance_discover(target, NULL, &set, &derr) == 0) {
+		const struct build_plan *bp = NULL;
+		if (!c->o->no_observe && instance_tree_plan(target, c->o->source_root, &bp, &derr) == 0 && bp->observed &&
+		    bp->ninst > 1) {
+			/* Observed: one instance per KAT program the tree's build links. */
+			memset(&set, 0, sizeof set);
+			nv = bp->ninst;
+			const char *dir = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+			for (int v = 0; v < nv && dir_pick < 0; v++)
+				if (plan_instance_matches(&bp->inst[v], dir))
+					dir_pick = v;
+		} else if (instance_discover(target, NULL, &set, &derr) == 0) {
+			bp = NULL;
 			nv = set.tf.nvariants;
 			char dir_inst[128];
 			int chosen = -1;
@@ -448,7 +460,11 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 					instance_set_free(&set);
 					return -PQ_EINPUT;
 				}
-				if (nv > 1 && dir_pick < 0) {
+				if (nv > 1 && dir_pick < 0 && bp) {
+					const struct plan_instance *pi = &bp->inst[v];
+					str_copy(u->instance, sizeof u->instance, pi->name[0] ? pi->name : pi->label);
+					str_copy(u->select, sizeof u->select, u->instance);
+				} else if (nv > 1 && dir_pick < 0) {
 					str_copy(u->instance, sizeof u->instance, instance_variant_name(&set.tf.variants[v]));
 					str_copy(u->select, sizeof u->select, u->instance);
 				} else {
@@ -707,7 +723,11 @@ static int do_build(struct campaign *c, struct unit *u)
 	snprintf(origin, sizeof origin, "%s: cflags of instance %s", c->desc.path, u->instance);
 	bo.flags_origin = c->have_desc ? origin : NULL;
 	bo.trust_flags = c->o->trust_flags;
+	bo.no_observe = c->o->no_observe;
 	bo.tree_inside_root = c->have_desc;
+	char ccdb[PATH_MAX];
+	path_of(c, ccdb, sizeof ccdb, "build", u->label, NULL, "/compile_commands.json");
+	bo.compile_commands = ccdb;
 	if (u->prof && u->prof->custom) {
 		bo.profile_cflags = u->prof->cflags;
 		bo.profile_origin = u->prof->origin;

@@ -57,6 +57,7 @@ struct campaign_opts {
 	int progress_tty;           /* progress as a live line, else key=value lines */
 	const char *source_root;    /* --source-root: trees and links may resolve anywhere inside */
 	int trust_flags;            /* --trust-flags: descriptor cflags are not checked */
+	int no_observe;             /* --no-observe: read trees' build files instead of running their builds */
 	/* Flag profiles defined on the command line: "NAME=FLAGS" (--profile). */
 	const char *const *profile_defs;
 	int nprofile_defs;

@@ -25,7 +25,7 @@ int cmd_build(int argc, char **argv)
 	long jobs = 0, cc_memory = 0;
 	double cc_timeout = 0;
 	const char *source_root = NULL, *instance = NULL;
-	int quiet = 0, no_tree_flags = 0, trust_flags = 0;
+	int quiet = 0, no_tree_flags = 0, trust_flags = 0, no_observe = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 'o', "output", &out, "OUT.so", "instance library to write" },
 		{ OPT_STRING, 0, "api", &api, "API", "ngcc, nist or auto (default: auto; NGCC wins when both)" },
@@ -40,7 +40,8 @@ int cmd_build(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "cc-timeout", &cc_timeout, "S", "wall-clock limit per compiler process (default 600)" },
 		{ OPT_INT, 0, "cc-memory", &cc_memory, "MB", "address-space limit per compiler process (default 4096)" },
 		{ OPT_STRING, 0, "instance", &instance, "NAME", "the instance to build, where the tree serves several by -D switches" },
-		{ OPT_FLAG, 0, "no-tree-flags", &no_tree_flags, NULL, "do not read flags from the tree's Makefile or CMakeLists.txt" },
+		{ OPT_FLAG, 0, "no-observe", &no_observe, NULL, "do not run the tree's own build: read its Makefile or CMakeLists.txt" },
+		{ OPT_FLAG, 0, "no-tree-flags", &no_tree_flags, NULL, "neither run nor read the tree's build files" },
 		{ OPT_FLAG, 0, "trust-flags", &trust_flags, NULL, "allow tree flags that run programs or load code" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
@@ -62,6 +63,7 @@ int cmd_build(int argc, char **argv)
 		.ndefines = defines.n, .jobs = (int)jobs, .source_root = source_root, .cc_timeout_s = cc_timeout,
 		.cc_as_limit = cc_memory > 0 ? (unsigned long long)cc_memory << 20 : 0,
 		.instance = instance, .no_tree_flags = no_tree_flags, .trust_flags = trust_flags,
+		.no_observe = no_observe,
 	};
 	if (tree_api_parse(api, &bo.api) < 0) {
 		opt_list_free(&defines);

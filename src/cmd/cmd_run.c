@@ -61,7 +61,7 @@ int cmd_run(int argc, char **argv)
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
 	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0;
-	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0;
+	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0, no_observe = 0;
 	const char *source_root = NULL, *manifest = NULL;
 	struct opt_list pdefs = { 0 }, ccs = { 0 };
 	int aa = 0;
@@ -88,6 +88,7 @@ int cmd_run(int argc, char **argv)
 		{ OPT_STRING, 0, "events", &events, "LIST", "counter events (default cycles)" },
 		{ OPT_STRING, 0, "source-root", &source_root, "DIR", "trees and their links may lie anywhere in DIR (default: the descriptor's directory)" },
 		{ OPT_FLAG, 0, "trust-flags", &trust_flags, NULL, "allow descriptor cflags that run programs or load code" },
+		{ OPT_FLAG, 0, "no-observe", &no_observe, NULL, "do not run trees' own builds: read their build files" },
 		{ OPT_DOUBLE, 0, "leak-budget", &leak_budget, "S", "leak step: seconds per operation (default 4; 2 with --quick)" },
 		{ OPT_FLAG, 0, "dry-run", &dry, NULL, "print what would be built and measured (for a package: its scan), do nothing" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
@@ -127,6 +128,7 @@ int cmd_run(int argc, char **argv)
 		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
 		.events = events, .leak_budget_s = leak_budget, .command = command, .progress = stderr,
 		.progress_tty = isatty(2), .summary = stdout, .source_root = source_root, .trust_flags = trust_flags,
+		.no_observe = no_observe,
 		.profile_defs = pdefs.items, .nprofile_defs = pdefs.n, .cc_defs = ccs.items, .ncc_defs = ccs.n,
 		.manifest = manifest, .aa = aa,
 	};

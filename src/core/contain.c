@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -350,6 +351,8 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 		c->via_fd = 1;
 	if (o && o->workdir)
 		snprintf(c->workdir, sizeof c->workdir, "%s", o->workdir);
+	if (o && o->private_root && !env_off())
+		snprintf(c->private_root, sizeof c->private_root, "%s", o->private_root);
 	for (int i = 0; c->as_user && o && i < o->nsearch_dirs; i++) {
 		struct stat sb;
 		if (stat(o->search_dirs[i], &sb) == 0 && !access_by(o->search_dirs[i], X_OK, caps.uid, caps.gid)) {
@@ -483,8 +486,134 @@ const char *contain_job_path(const struct contained *c, const char *path, char *
 	return buf;
 }
 
+/* The per-mount flags of a mountinfo options field that a read-only remount must keep. */
+static unsigned long kept_mount_flags(const char *opts)
+{
+	static const struct { const char *name; unsigned long flag; } known[] = {
+		{ "nosuid", MS_NOSUID }, { "nodev", MS_NODEV }, { "noexec", MS_NOEXEC },
+		{ "noatime", MS_NOATIME }, { "nodiratime", MS_NODIRATIME }, { "relatime", MS_RELATIME },
+	};
+	unsigned long f = 0;
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", opts);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+			if (strcmp(t, known[i].name) == 0)
+				f |= known[i].flag;
+	return f;
+}
+
+/* mountinfo escapes blanks and backslashes as \ooo. */
+static void unescape_octal(char *s)
+{
+	char *o = s;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(buf, 0755);
+			*p = '/';
+		}
+	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+static int is_below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/*
+ * In the job, still privileged in its namespaces: a mount namespace where
+ * `root` (bound at its own path) and the private temporary directory
+ * (bound on /tmp, /var/tmp and /dev/shm) are the only writable places.
+ */
+static int isolate_fs(const char *root)
+{
+	char tmp[PATH_MAX + 8], fdpath[64];
+	snprintf(tmp, sizeof tmp, "%s/.tmp", root);
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return -1;
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int tmpfd = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || tmpfd < 0)
+		return -1;
+	static const char *const tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
+	snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", tmpfd);
+	for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++) {
+		struct stat sb;
+		if (stat(tmps[i], &sb) == 0 && S_ISDIR(sb.st_mode) && mount(fdpath, tmps[i], NULL, MS_BIND, NULL) != 0)
+			return -1;
+	}
+	snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", rootfd);
+	if (mkdir_p(root) != 0 || mount(fdpath, root, NULL, MS_BIND, NULL) != 0)
+		return -1;
+	close(rootfd);
+	close(tmpfd);
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+	if (!mi)
+		return -1;
+	char line[4096];
+	int root_ro = 0;
+	while (fgets(line, sizeof line, mi)) {
+		char mp[PATH_MAX], opts[256];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s %255s", mp, opts) != 2)
+			continue;
+		unescape_octal(mp);
+		int keep_rw = strcmp(mp, root) == 0 || is_below(mp, "/proc") || is_below(mp, "/sys") ||
+		              (is_below(mp, "/dev") && strcmp(mp, "/dev/shm") != 0);
+		for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++)
+			keep_rw |= strcmp(mp, tmps[i]) == 0;
+		if (keep_rw)
+			continue;
+		int r = mount(NULL, mp, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | kept_mount_flags(opts), NULL);
+		if (strcmp(mp, "/") == 0)
+			root_ro = r == 0;
+	}
+	fclose(mi);
+	return root_ro ? 0 : -1;
+}
+
+int contain_fs_isolation(void)
+{
+	static int known = -1;
+	if (known >= 0)
+		return known;
+	probe();
+	if (env_off())
+		return known = 0;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	pid_t p = clone_fork(caps.user_ns ? CLONE_NEWUSER : 0);
+	if (p == 0) {
+		if (caps.user_ns && map_self(uid, gid) < 0)
+			_exit(1);
+		_exit(unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : 1);
+	}
+	int st = 0;
+	while (p > 0 && waitpid(p, &st, 0) < 0 && errno == EINTR)
+		;
+	return known = p > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 int contain_enter(const struct contained *c)
 {
+	if (c->private_root[0] && isolate_fs(c->private_root) < 0)
+		fprintf(stderr, "pqprof: the private file system view could not be made: %s\n", strerror(errno));
 	const char *wd = c->workdir[0] ? c->workdir : c->scratch;
 	if (wd[0] && chdir(wd) != 0)
 		return -1;

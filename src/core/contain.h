@@ -62,6 +62,7 @@ struct contained {
 	int wait_status;        /* the job's own wait status */
 	int left;               /* processes left behind and killed */
 	char note[256];         /* why a part of the containment was left out */
+	char private_root[PATH_MAX]; /* opts.private_root, or "" */
 };
 
 struct contain_opts {
@@ -80,6 +81,14 @@ struct contain_opts {
 	 * even when a directory above it is private (compilers use this).
 	 */
 	const char *workdir;
+	/*
+	 * Only this directory stays writable (a build's scratch copy): the job
+	 * gets its own mount namespace in which every other mount is read-only
+	 * and /tmp, /var/tmp and /dev/shm are <private_root>/.tmp, so what it
+	 * writes outside is kept there and can be listed afterwards.  Where no
+	 * mount namespace can be made, contained.note says so.
+	 */
+	const char *private_root;
 };
 
 /*
@@ -98,7 +107,12 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
  */
 const char *contain_job_path(const struct contained *c, const char *path, char *buf, size_t len);
 
-/* In the job: enter the scratch directory and drop to the unprivileged uid. */
+/*
+ * In the job: make everything but opts.private_root read-only (see
+ * contain_opts), enter the scratch directory and drop to the unprivileged
+ * uid.  A failed isolation is reported on stderr and the job goes on
+ * without it (the caller learns it from contain_fs_isolated()).
+ */
 int contain_enter(const struct contained *c);
 
 /*
@@ -121,6 +135,9 @@ pid_t contain_wait(struct contained *c, int *status, int flags);
  * and the count is unknown).
  */
 int contain_finish(struct contained *c);
+
+/* Can jobs get a private, read-only view of the file system (a mount namespace)? */
+int contain_fs_isolation(void);
 
 /* Can a job read `path` (1 when jobs keep pqprof's uid)? */
 int contain_job_can_read(const char *path);

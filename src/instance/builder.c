@@ -4,14 +4,18 @@
 #include "core/grow.h"
 #include "core/interrupt.h"
 #include "instance/shim.h"
+#include "instance/tool_run.h"
 #include "instance/flag_check.h"
 #include "instance/instance_discover.h"
 #include "instance/isa_check.h"
+#include "instance/observe.h"
 #include "core/atomic_file.h"
 #include "core/contain.h"
 #include "core/fixed_str.h"
 
 #include <dirent.h>
+#include <gelf.h>
+#include <jansson.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,8 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CC_DEFAULT_TIMEOUT_S 600.0
-#define CC_DEFAULT_AS_LIMIT (4ull << 30)
 
 /*
  * The official self-assessment guide's profiles, plus the harness default.
@@ -103,294 +105,6 @@ void free_words(char **words, int n)
 }
 
 /* A growable argv. */
-struct argv_buf {
-	char **v;
-	int n;
-	size_t cap;
-};
-
-static void av_push(struct argv_buf *a, const char *s)
-{
-	if (pq_grow(&a->v, &a->cap, (size_t)a->n + 2, sizeof *a->v, 32) < 0)
-		return;
-	a->v[a->n++] = strdup(s);
-	a->v[a->n] = NULL;
-}
-
-static void av_pushf(struct argv_buf *a, const char *fmt, ...)
-{
-	char buf[PATH_MAX + 64];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	av_push(a, buf);
-}
-
-static void av_free(struct argv_buf *a)
-{
-	for (int i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-	memset(a, 0, sizeof *a);
-}
-
-/* How compilers run: contained, under these limits. */
-struct cc_limits {
-	double timeout_s;
-	unsigned long long as_limit;
-	int as_user;          /* compile as the unprivileged uid */
-	const char *workdir;  /* its working directory when the tree is reached through it */
-};
-
-/* Start argv contained, its output to `log`; returns its pid or -1. */
-static pid_t spawn_logged(struct contained *ct, char **argv, const char *log, const struct cc_limits *lim)
-{
-	struct contain_opts co = { .no_user_change = !lim->as_user, .workdir = lim->workdir };
-	pid_t pid = contain_fork(ct, &co, NULL);
-	if (pid > 0)
-		interrupt_track_pid(pid); /* an interrupted pqprof ends cc1, as and ld too */
-	if (pid != 0)
-		return pid < 0 ? -1 : pid;
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-		close(fd);
-	}
-	int nul = open("/dev/null", O_RDONLY);
-	if (nul >= 0)
-		dup2(nul, 0);
-	struct rlimit as = { lim->as_limit, lim->as_limit };
-	rlim_t cpu_s = (rlim_t)lim->timeout_s;
-	struct rlimit cpu = { cpu_s, cpu_s + 5 }, core = { 0, 0 };
-	setrlimit(RLIMIT_AS, &as);
-	setrlimit(RLIMIT_CPU, &cpu);
-	setrlimit(RLIMIT_CORE, &core);
-	contain_exec(ct, argv[0], argv);
-	fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Wait for a contained process, killing it at the wall-clock limit. */
-static int wait_limited(struct contained *ct, const struct cc_limits *lim, int *st, int *timed_out)
-{
-	double end = mono_s() + lim->timeout_s;
-	*timed_out = 0;
-	for (;;) {
-		pid_t w = contain_wait(ct, st, WNOHANG);
-		if (w != 0)
-			return w < 0 ? -1 : 0;
-		if (!*timed_out && mono_s() > end) {
-			kill(-ct->pid, SIGKILL);
-			*timed_out = 1;
-		}
-		poll(NULL, 0, 10);
-	}
-}
-
-/*
- * Leave out the lines of a compiler log that are about a file outside `a`
- * and `b` (the tree and the build directory), with the source lines
- * echoed under them: the contents of files outside the tree never reach
- * notes, errors or records.  Filters `text` in place.
- */
-static void drop_outside_lines(char *text, const char *a, const char *b)
-{
-	static const char marker[] = "(a diagnostic about a file outside the tree, left out)\n";
-	size_t la = strlen(a), lb = strlen(b), out = 0;
-	int dropping = 0;
-	char *line = text;
-	while (*line) {
-		char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
-		const char *colon = memchr(line, ':', n);
-		int about_file = line[0] == '/' && colon && colon[1] >= '0' && colon[1] <= '9';
-		int echo = line[0] == ' ' || line[0] == '\t';
-		if (about_file)
-			dropping = !((strncmp(line, a, la) == 0 && line[la] == '/') ||
-			             (strncmp(line, b, lb) == 0 && line[lb] == '/'));
-		else if (!echo)
-			dropping = 0;
-		if (!dropping) {
-			memmove(text + out, line, n);
-			out += n;
-		} else if (about_file && sizeof marker - 1 <= n) {
-			memcpy(text + out, marker, sizeof marker - 1); /* never longer than what it replaces */
-			out += sizeof marker - 1;
-		}
-		line += n;
-	}
-	text[out] = '\0';
-}
-
-/* First few lines of a compiler log that mention "error", else its head. */
-static void log_excerpt(const char *log, char *out, size_t len, const char *tree, const char *tmpdir)
-{
-	char *text = NULL;
-	out[0] = '\0';
-	if (read_whole_file(log, &text, NULL, 1u << 20, NULL) < 0)
-		return;
-	drop_outside_lines(text, tree, tmpdir);
-	const char *start = strstr(text, "error");
-	if (start) {
-		while (start > text && start[-1] != '\n')
-			start--;
-	} else {
-		start = text;
-	}
-	size_t k = 0;
-	int lines = 0;
-	for (const char *p = start; *p && k + 1 < len && lines < 3; p++) {
-		if (*p == '\n') {
-			lines++;
-			if (lines < 3 && k + 3 < len) {
-				out[k++] = ' ';
-				out[k++] = '|';
-				out[k++] = ' ';
-			}
-			continue;
-		}
-		out[k++] = *p;
-	}
-	out[k] = '\0';
-	free(text);
-}
-
-static void compiler_version(const char *cc, char *out, size_t len, const char *tmpdir, const struct cc_limits *lim)
-{
-	char log[PATH_MAX];
-	snprintf(log, sizeof log, "%s/cc-version.log", tmpdir);
-	char *argv[] = { (char *)cc, "--version", NULL };
-	struct contained ct;
-	pid_t pid = spawn_logged(&ct, argv, log, lim);
-	int st = 0, timed_out = 0;
-	snprintf(out, len, "%s (version unknown)", cc);
-	int bad = pid < 0 || wait_limited(&ct, lim, &st, &timed_out) < 0;
-	if (pid > 0) {
-		interrupt_untrack_pid(pid);
-		contain_finish(&ct);
-	}
-	if (bad || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return;
-	char *text = NULL;
-	if (read_whole_file(log, &text, NULL, 1u << 16, NULL) < 0)
-		return;
-	char *nl = strchr(text, '\n');
-	if (nl)
-		*nl = '\0';
-	snprintf(out, len, "%s", text);
-	free(text);
-}
-
-struct job {
-	struct contained ct;
-	int unit;
-	int active;
-	int timed_out;
-	double end;
-};
-
-/* Why a compiler process failed: one of the limits, or its own error. */
-static void unit_failure(const struct job *j, int st, const char *log, const struct cc_limits *lim,
-                         const char *tree, const char *tmpdir, char *out, size_t len)
-{
-	char ex[1024];
-	log_excerpt(log, ex, sizeof ex, tree, tmpdir);
-	if (j->timed_out)
-		snprintf(out, len, "stopped at the wall-clock limit of %.0f s (killed)", lim->timeout_s);
-	else if ((WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU) || strstr(ex, "CPU time limit"))
-		snprintf(out, len, "stopped at the CPU time limit of %.0f s", lim->timeout_s);
-	else if (strstr(ex, "out of memory") || strstr(ex, "memory exhausted") || strstr(ex, "Cannot allocate memory"))
-		snprintf(out, len, "stopped at the memory limit of %llu MiB: %s", lim->as_limit >> 20, ex);
-	else if (WIFSIGNALED(st))
-		snprintf(out, len, "killed by SIG%s: %s", sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
-		         ex[0] ? ex : "(no output)");
-	else
-		snprintf(out, len, "%s", ex[0] ? ex : "(no output)");
-}
-
-/* Run the compile commands, `jobs` at a time; stop at the first failure. */
-static int run_units(struct argv_buf *cmds, char **logs, const char **names, int n, int jobs,
-                     const char *what, const struct cc_limits *lim, const char *tree, const char *tmpdir,
-                     pq_error *err)
-{
-	struct job *running = calloc((size_t)jobs, sizeof *running);
-	if (!running)
-		return pq_fail(err, PQ_ENOMEM, "out of memory");
-	int next = 0, active = 0, failed = -1, failed_st = 0;
-	struct job failed_job = { 0 };
-	while ((next < n && failed < 0) || active > 0) {
-		for (int j = 0; j < jobs && next < n && failed < 0; j++) {
-			if (running[j].active)
-				continue;
-			struct job *jb = &running[j];
-			if (spawn_logged(&jb->ct, cmds[next].v, logs[next], lim) < 0) {
-				failed = next;
-				failed_st = 127 << 8;
-				break;
-			}
-			jb->active = 1;
-			jb->unit = next++;
-			jb->timed_out = 0;
-			jb->end = mono_s() + lim->timeout_s;
-			active++;
-		}
-		if (active == 0)
-			break;
-		poll(NULL, 0, 5);
-		for (int j = 0; j < jobs; j++) {
-			struct job *jb = &running[j];
-			if (!jb->active)
-				continue;
-			int st = 0;
-			pid_t w = contain_wait(&jb->ct, &st, WNOHANG);
-			if (w == 0) {
-				if (!jb->timed_out && mono_s() > jb->end) {
-					kill(-jb->ct.pid, SIGKILL);
-					jb->timed_out = 1;
-				}
-				continue;
-			}
-			interrupt_untrack_pid(jb->ct.pid);
-			contain_finish(&jb->ct);
-			jb->active = 0;
-			active--;
-			if ((w < 0 || jb->timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != 0) && failed < 0) {
-				failed = jb->unit;
-				failed_st = st;
-				failed_job = *jb;
-			}
-		}
-	}
-	free(running);
-	if (failed >= 0) {
-		char why[1400], shown[2800];
-		unit_failure(&failed_job, failed_st, logs[failed], lim, tree, tmpdir, why, sizeof why);
-		/* Paths reached through the working directory are shown as they are. */
-		size_t k = 0;
-		for (const char *p = why; *p && k + 1 < sizeof shown;) {
-			if (lim->workdir && strncmp(p, "/proc/self/cwd", 14) == 0) {
-				k += (size_t)snprintf(shown + k, sizeof shown - k, "%s", lim->workdir);
-				p += 14;
-			} else {
-				shown[k++] = *p++;
-			}
-		}
-		shown[k < sizeof shown ? k : sizeof shown - 1] = '\0';
-		str_copy(why, sizeof why, shown); /* a message, cut where it must be */
-		return pq_fail(err, PQ_EBUILD, "%s: %s failed: %s", names[failed], what, why);
-	}
-	return 0;
-}
-
 /* Copy the linked library out of the build directory (the compiler's uid cannot write beside the target). */
 static int copy_file(const char *from, const char *to, pq_error *err)
 {
@@ -493,6 +207,43 @@ static int sets_macro(const struct flag_list *fl, const char *mac, const char *f
 }
 
 /*
+ * The observed flags of each unit (unit_flags[0..nunits)) and of the
+ * driver's compile, which the shim gets (unit_flags[nunits]): refused ones
+ * stop the build unless trusted, a -D the user also gives is the user's.
+ */
+static int observed_unit_flags(const struct build_options *opt, const struct plan_instance *pi,
+                               struct build_result *res, struct flag_list *unit_flags, pq_error *err)
+{
+	for (int u = 0; u <= pi->nunits; u++) {
+		const struct flag_list *from = u < pi->nunits ? &pi->units[u].flags : &pi->driver_flags;
+		for (int i = 0; i < from->n; i++) {
+			const struct tree_flag *f = &from->v[i];
+			int consumed = 0;
+			const char *why = opt->trust_flags ? NULL : flag_refusal(f->flag, NULL, &consumed);
+			if (why)
+				return pq_fail(err, PQ_EINPUT, "%s: compiler flag '%s' refused: it %s (%s)", res->ts.root, f->flag, why,
+				               f->origin);
+			char mac[128];
+			define_macro_name(f->flag, mac, sizeof mac);
+			int overridden = 0;
+			for (int k = 0; mac[0] && k < opt->ndefines && !overridden; k++) {
+				size_t ml = strlen(mac);
+				overridden = strncmp(opt->defines[k], mac, ml) == 0 &&
+				             (opt->defines[k][ml] == '=' || opt->defines[k][ml] == '\0');
+			}
+			if (overridden) {
+				if (u == pi->nunits)
+					notes_add(res, "flags: %s <- %s: replaced by the -D option", f->flag, f->origin);
+				continue;
+			}
+			if (flag_list_add(&unit_flags[u], f->flag, f->origin) < 0)
+				return pq_fail(err, PQ_ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/*
  * The flags every unit is compiled with, each with its origin: the
  * profile, the tree's build files, the descriptor or --cflags, -D
  * options, and the switches of the instance chosen from the tree.  Tree
@@ -500,7 +251,7 @@ static int sets_macro(const struct flag_list *fl, const char *mac, const char *f
  * checked against this CPU.
  */
 static int assemble_flags(const struct build_options *opt, const struct flag_profile *prof, struct build_result *res,
-                          pq_error *err)
+                          const struct plan_instance *pi, struct flag_list *unit_flags, pq_error *err)
 {
 	struct flag_list *fl = &res->flags;
 	char **w = NULL;
@@ -511,10 +262,13 @@ static int assemble_flags(const struct build_options *opt, const struct flag_pro
 	for (int i = 0; i < n && r == 0; i++)
 		r = flag_list_add(fl, w[i], o);
 	free_words(w, n);
+	res->nprofile = fl->n;
 
 	struct instance_set set = { .default_variant = -1 };
 	int chosen = -1;
-	if (!opt->no_tree_flags) {
+	if (pi) {
+		r = observed_unit_flags(opt, pi, res, unit_flags, err);
+	} else if (!opt->no_tree_flags) {
 		r = instance_discover(res->ts.root, res->ts.header, &set, err);
 		if (r < 0)
 			return r;
@@ -605,14 +359,18 @@ static int assemble_flags(const struct build_options *opt, const struct flag_pro
 	/* Instruction sets: flags this CPU cannot run stop the build here, before any compiler runs. */
 	char what[900] = "";
 	const char *src = "/proc/cpuinfo";
-	for (int i = 0; i < fl->n; i++) {
-		char missing[256];
-		const char *from;
-		if (isa_missing(fl->v[i].flag, missing, sizeof missing, &from) > 0) {
-			src = from;
-			size_t used = strlen(what);
-			snprintf(what + used, sizeof what - used, "%s%s (from %s) needs %s", used ? "; " : "", fl->v[i].flag,
-			         fl->v[i].origin, missing);
+	int nlists = 1 + (pi ? pi->nunits + 1 : 0);
+	for (int l = 0; l < nlists; l++) {
+		const struct flag_list *ul = l == 0 ? fl : &unit_flags[l - 1];
+		for (int i = 0; i < ul->n; i++) {
+			char missing[256];
+			const char *from;
+			if (isa_missing(ul->v[i].flag, missing, sizeof missing, &from) > 0 && !strstr(what, ul->v[i].flag)) {
+				src = from;
+				size_t used = strlen(what);
+				snprintf(what + used, sizeof what - used, "%s%s (from %s) needs %s", used ? "; " : "", ul->v[i].flag,
+				         ul->v[i].origin, missing);
+			}
 		}
 	}
 	if (what[0]) {
@@ -623,6 +381,266 @@ static int assemble_flags(const struct build_options *opt, const struct flag_pro
 		               "nothing was built or run", what, cpu[0] ? " (" : "", cpu, cpu[0] ? ")" : "", src);
 	}
 	return 0;
+}
+
+/* Observed units: the profile, the unit's own observed flags, then the user's; -g -fPIC; the copy's paths shown as the tree's. */
+static void push_observed(struct argv_buf *a, const struct build_result *res, const struct flag_list *unit,
+                          const struct tree_scan *ts, const char *copy, int shim)
+{
+	for (int i = 0; i < res->nprofile; i++)
+		av_push(a, res->flags.v[i].flag);
+	for (int i = 0; i < unit->n; i++)
+		av_push(a, unit->v[i].flag);
+	for (int i = res->nprofile; i < res->flags.n; i++)
+		av_push(a, res->flags.v[i].flag);
+	av_push(a, "-g");
+	av_push(a, "-fPIC");
+	for (int i = 0; downgrades[i]; i++)
+		av_push(a, downgrades[i]);
+	if (shim) {
+		av_pushf(a, "-I%s", copy);
+		for (int i = 0; i < ts->nincdirs; i++)
+			if (strcmp(ts->incdirs[i], ".") != 0)
+				av_pushf(a, "-I%s/%s", copy, ts->incdirs[i]);
+	}
+	av_pushf(a, "-ffile-prefix-map=%s=%s", copy, ts->root);
+}
+
+/* s with the prefix `from` replaced by `to` (the scratch copy shown as the tree). */
+static json_t *json_path_as(const char *s, const char *from, const char *to)
+{
+	const char *hit = strstr(s, from);
+	if (!hit)
+		return json_string(s);
+	char buf[PATH_MAX * 2];
+	snprintf(buf, sizeof buf, "%.*s%s%s", (int)(hit - s), s, to, hit + strlen(from));
+	return json_string(buf);
+}
+
+static void ccdb_add(json_t *db, const struct argv_buf *cmd, const char *cwd, const char *src, const char *copy,
+                     const char *tree)
+{
+	json_t *args = json_array();
+	for (int i = 0; i < cmd->n; i++)
+		json_array_append_new(args, strncmp(cmd->v[i], "-ffile-prefix-map=", 18) == 0 ? json_string(cmd->v[i])
+		                                                                         : json_path_as(cmd->v[i], copy, tree));
+	json_array_append_new(db, json_pack("{s:o, s:o, s:o}", "directory", json_path_as(cwd, copy, tree), "file",
+	                                    json_path_as(src, copy, tree), "arguments", args));
+}
+
+/* compile_commands.json for editors (clangd): where the build options say, else beside the library. */
+static int write_ccdb(const struct build_options *opt, json_t *db, struct build_result *res, pq_error *err)
+{
+	char path[PATH_MAX];
+	if (opt->compile_commands) {
+		str_copy(path, sizeof path, opt->compile_commands);
+	} else {
+		char dir[PATH_MAX];
+		str_copy(dir, sizeof dir, opt->out_path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(path, sizeof path, "%s/compile_commands.json", slash ? dir : ".");
+	}
+	char *text = json_dumps(db, JSON_INDENT(2));
+	if (!text)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	char dir[PATH_MAX];
+	str_copy(dir, sizeof dir, path);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		make_dirs(dir, NULL);
+	}
+	int r = atomic_write(path, text, strlen(text), err);
+	free(text);
+	if (r == 0)
+		str_copy(res->compile_commands, sizeof res->compile_commands, path);
+	return r;
+}
+
+/* The Debian package that ships a library the link could not find. */
+static const char *library_package(const char *name)
+{
+	static const struct { const char *lib, *pkg; } known[] = {
+		{ "gmp", "libgmp-dev" }, { "crypto", "libssl-dev" }, { "ssl", "libssl-dev" }, { "m", "libc6-dev" },
+		{ "ntl", "libntl-dev" }, { "flint", "libflint-dev" }, { "mpfr", "libmpfr-dev" }, { "sodium", "libsodium-dev" },
+		{ "gf2x", "libgf2x-dev" }, { "z", "zlib1g-dev" }, { "keccak", "libxkcp-dev" }, { "m4ri", "libm4ri-dev" },
+		{ "pari", "libpari-dev" }, { "fplll", "libfplll-dev" }, { "gomp", "libgcc-12-dev" },
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(name, known[i].lib) == 0)
+			return known[i].pkg;
+	return NULL;
+}
+
+/* A link that could not find -lNAME: say which library and which package has it. */
+static void explain_missing_library(struct build_result *res, pq_error *err)
+{
+	const char *hit = strstr(err->msg, "cannot find -l");
+	if (!hit)
+		return;
+	char name[64];
+	if (sscanf(hit + 14, "%63[A-Za-z0-9_+.-]", name) != 1)
+		return;
+	size_t n = strlen(name);
+	while (n > 0 && (name[n - 1] == '.' || name[n - 1] == ':'))
+		name[--n] = '\0';
+	const char *pkg = library_package(name);
+	char msg[sizeof err->msg];
+	snprintf(msg, sizeof msg, "external library missing: -l%s, which the submitter's build links, is not installed%s%s%s; %s",
+	         name, pkg ? " (install the Debian package " : "", pkg ? pkg : "", pkg ? ")" : "", err->msg);
+	str_copy(err->msg, sizeof err->msg, msg);
+	snprintf(res->verdict, sizeof res->verdict, "external library missing: -l%.30s", name);
+}
+
+/*
+ * The global objects the left-out KAT driver defines (besides
+ * drng_algorithm, which the shim defines with its type), as weak byte
+ * arrays of the same size in a generated source: tree code that declares
+ * them extern links, and a definition in the tree wins.  Returns how many.
+ */
+static int write_weak_objects(const char *obj, const char *tmpdir, char *out, size_t len)
+{
+	int fd = open(obj, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	int n = 0;
+	FILE *f = NULL;
+	Elf_Scn *scn = NULL;
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+			    GELF_ST_BIND(sym.st_info) != STB_GLOBAL || sym.st_shndx == SHN_UNDEF || sym.st_size == 0)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || strcmp(name, "drng_algorithm") == 0)
+				continue;
+			if (!f) {
+				snprintf(out, len, "%s/pqprof_weak.c", tmpdir);
+				f = fopen(out, "w");
+				if (!f)
+					break;
+				fputs("/* Generated by pqprof build: what the left-out KAT driver defines, weakly. */\n", f);
+			}
+			fprintf(f, "__attribute__((weak, aligned(16))) unsigned char %s[%llu];\n", name,
+			        (unsigned long long)sym.st_size);
+			n++;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	if (f && fclose(f) != 0)
+		n = 0;
+	if (n == 0)
+		out[0] = '\0';
+	return n;
+}
+
+static void free_unit_flags(struct flag_list *uf, const struct plan_instance *pi)
+{
+	for (int i = 0; uf && pi && i <= pi->nunits; i++)
+		flag_list_free(&uf[i]);
+	free(uf);
+}
+
+/*
+ * The instance to build from an observed plan: asked for (--instance, by
+ * its name or label), named by the descriptor or the directory, or the
+ * only one.  *pi stays NULL when the plan is not observed (the reader
+ * decides then); res->plan* say which path was taken and why.
+ */
+static int plan_instance(const struct build_options *opt, const char *cc, struct build_result *res,
+                         const struct build_plan **plan, const struct plan_instance **pi, pq_error *err)
+{
+	const struct tree_scan *ts = &res->ts;
+	*pi = NULL;
+	snprintf(res->plan, sizeof res->plan, "read");
+	if (opt->no_observe || opt->no_tree_flags) {
+		snprintf(res->plan_how, sizeof res->plan_how, "the tree's own build was not run (%s)",
+		         opt->no_observe ? "--no-observe" : "--no-tree-flags");
+		return 0;
+	}
+	struct observe_options oo = { .api = ts->api, .header = ts->header, .cc = cc };
+	int r = observe_tree(ts->root, &oo, plan, err);
+	if (r < 0)
+		return r;
+	const struct build_plan *p = *plan;
+	if (!p->observed) {
+		snprintf(res->plan_how, sizeof res->plan_how, "%s", p->why);
+		str_copy(res->plan_outside, sizeof res->plan_outside, p->outside);
+		return 0;
+	}
+	snprintf(res->plan, sizeof res->plan, "observed");
+	snprintf(res->plan_how, sizeof res->plan_how, "%s", p->how);
+	str_copy(res->plan_outside, sizeof res->plan_outside, p->outside);
+	const char *dir = base_name(ts->root);
+	int pick = -1;
+	const char *how = "";
+	for (int i = 0; i < p->ninst && pick < 0 && opt->instance; i++)
+		if (plan_instance_matches(&p->inst[i], opt->instance))
+			pick = i, how = "asked for with --instance";
+	if (opt->instance && pick < 0) {
+		char list[2048];
+		plan_instance_list(p, list, sizeof list);
+		return pq_fail(err, PQ_EUSAGE, "%s: no instance '%s' in the tree's observed build (%s); it builds: %s", ts->root,
+		               opt->instance, p->how, list);
+	}
+	for (int i = 0; i < p->ninst && pick < 0 && opt->instance_hint; i++)
+		if (plan_instance_matches(&p->inst[i], opt->instance_hint))
+			pick = i, how = "named by the descriptor";
+	for (int i = 0; i < p->ninst && pick < 0; i++)
+		if (plan_instance_matches(&p->inst[i], dir)) {
+			pick = i, how = "named by the directory";
+			str_copy(res->dir_instance, sizeof res->dir_instance, p->inst[i].name[0] ? p->inst[i].name : dir);
+		}
+	if (pick < 0 && p->ninst == 1)
+		pick = 0, how = "the only one the tree's build links";
+	if (pick < 0) {
+		char list[2048];
+		plan_instance_list(p, list, sizeof list);
+		return pq_fail(err, PQ_EUSAGE, "%s: the tree's build links %d KAT programs (%s); choose one with --instance: %s",
+		               ts->root, p->ninst, p->how, list);
+	}
+	*pi = &p->inst[pick];
+	str_copy(res->instance, sizeof res->instance, (*pi)->name);
+	str_copy(res->program, sizeof res->program, (*pi)->program);
+	if (p->ninst > 1)
+		plan_instance_list(p, res->instances, sizeof res->instances);
+	for (int i = 0; i < (*pi)->nlibs; i++) {
+		size_t used = strlen(res->libs);
+		snprintf(res->libs + used, sizeof res->libs - used, "%s%s", used ? " " : "", (*pi)->libs[i]);
+	}
+	notes_add(res, "plan: observed the tree's own build: %s", p->how);
+	notes_add(res, "instance: %s (%s), linked by the build as %s", (*pi)->name[0] ? (*pi)->name : (*pi)->label, how,
+	          (*pi)->program);
+	if (res->instances[0])
+		notes_add(res, "instances: the tree's build links %d KAT programs: %s", p->ninst, res->instances);
+	if (p->outside[0])
+		notes_add(res, "containment: the tree's build %s", p->outside);
+	return 0;
+}
+
+int instance_tree_plan(const char *tree, const char *source_root, const struct build_plan **plan, pq_error *err)
+{
+	const char *within = source_root ? source_root : getenv("PQPROF_SOURCE_ROOT");
+	struct tree_scan ts;
+	int r = tree_scan_dir_within(tree, within && *within ? within : NULL, 0, TREE_API_AUTO, &ts, err);
+	if (r < 0)
+		return r;
+	const char *cc = getenv("PQPROF_CC") ? getenv("PQPROF_CC") : PQPROF_DEFAULT_SCHEME_CC;
+	struct observe_options oo = { .api = ts.api, .header = ts.header, .cc = cc };
+	r = observe_tree(ts.root, &oo, plan, err);
+	tree_scan_free(&ts);
+	return r;
 }
 
 int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err)
@@ -652,8 +670,17 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	if (r < 0)
 		return r;
 	struct tree_scan *ts = &res->ts;
-	r = assemble_flags(opt, prof, res, err);
+	/* Plan: the tree's own build observed, else its build files read. */
+	const struct plan_instance *pi = NULL;
+	const struct build_plan *plan = NULL;
+	r = plan_instance(opt, cc, res, &plan, &pi, err);
+	struct flag_list *unit_flags = NULL;
+	if (r == 0 && pi && !(unit_flags = calloc((size_t)pi->nunits + 1, sizeof *unit_flags)))
+		r = pq_fail(err, PQ_ENOMEM, "out of memory");
+	if (r == 0)
+		r = assemble_flags(opt, prof, res, pi, unit_flags, err);
 	if (r < 0) {
+		free_unit_flags(unit_flags, pi);
 		build_result_free(res);
 		return r;
 	}
@@ -696,15 +723,39 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		}
 	}
 	char base[PATH_MAX];
-	if (lim.workdir)
+	if (pi) {
+		/* The observed build's copy holds what its build generated; it is readable by the compilers' uid. */
+		snprintf(base, sizeof base, "%s", plan->copy);
+		lim.workdir = NULL;
+		lim.as_user = contain_caps()->drop_uid;
+	} else if (lim.workdir) {
 		snprintf(base, sizeof base, "/proc/self/cwd%s", ts->root + strlen(ts->within));
-	else
+	} else {
 		snprintf(base, sizeof base, "%s", ts->root);
+	}
 	compiler_version(cc, res->compiler, sizeof res->compiler, tmpdir, &lim);
 
-	/* The flags string recorded in the descriptor: exactly what was passed. */
-	for (int i = 0; i < res->flags.n; i++)
+	/* The flags string recorded in the descriptor: exactly what was passed (observed: what the shim got). */
+	for (int i = 0; i < res->flags.n; i++) {
+		if (pi && i == res->nprofile)
+			for (int k = 0; k < unit_flags[pi->nunits].n; k++)
+				append_flag(res->cflags, sizeof res->cflags, unit_flags[pi->nunits].v[k].flag);
 		append_flag(res->cflags, sizeof res->cflags, res->flags.v[i].flag);
+	}
+	if (pi && res->nprofile == res->flags.n)
+		for (int k = 0; k < unit_flags[pi->nunits].n; k++)
+			append_flag(res->cflags, sizeof res->cflags, unit_flags[pi->nunits].v[k].flag);
+	/* Every observed flag once, with the first compile that had it, for the notes and the record. */
+	for (int u = 0; pi && u <= pi->nunits; u++)
+		for (int k = 0; k < unit_flags[u].n; k++) {
+			int seen = 0;
+			for (int j = 0; j < res->observed_flags.n && !seen; j++)
+				seen = strcmp(res->observed_flags.v[j].flag, unit_flags[u].v[k].flag) == 0;
+			if (!seen)
+				flag_list_add(&res->observed_flags, unit_flags[u].v[k].flag, unit_flags[u].v[k].origin);
+		}
+	for (int i = 0; i < res->observed_flags.n; i++)
+		notes_add(res, "flags: %s <- %s", res->observed_flags.v[i].flag, res->observed_flags.v[i].origin);
 	append_flag(res->cflags, sizeof res->cflags, "-g -fPIC");
 	res->downgraded = 1;
 
@@ -727,15 +778,26 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		notes_add(res, "containment: the tree is below a private directory: compilers reach it from %s", ts->within);
 	else if (contain_caps()->drop_uid && !lim.as_user)
 		notes_add(res, "containment: the tree is readable only by the caller: compilers keep the caller's uid");
-	for (int i = 0; i < ts->nfiles; i++) {
-		const struct tree_file *f = &ts->files[i];
-		if (f->keep)
-			notes_add(res, "kept: %s", f->rel);
-		else
-			notes_add(res, "left out: %s: %s", f->rel, f->reason);
+	if (pi) {
+		for (int i = 0; i < pi->nunits; i++)
+			notes_add(res, "kept: %s (as the build compiled it%s)", pi->units[i].rel,
+			          unit_flags[i].n ? ", with its own flags" : "");
+		notes_add(res, "left out: %s: the KAT driver (the harness drives the instance)", pi->driver);
+		for (int i = 0; i < pi->nlibs; i++)
+			notes_add(res, "linked: %s <- observed: link of %s", pi->libs[i], pi->program);
+	} else {
+		notes_add(res, "plan: the tree's build files were read, not run: %s", res->plan_how);
+		for (int i = 0; i < ts->nfiles; i++) {
+			const struct tree_file *f = &ts->files[i];
+			if (f->keep)
+				notes_add(res, "kept: %s", f->rel);
+			else
+				notes_add(res, "left out: %s: %s", f->rel, f->reason);
+		}
 	}
-	if (ts->api == TREE_API_NGCC && ts->drng_header[0] && !ts->defines_drng_object)
-		notes_add(res, "shim: defines drng_algorithm (normally in the left-out KAT driver)");
+	if (ts->api == TREE_API_NGCC && ts->drng_header[0])
+		notes_add(res, "shim: declares drng_algorithm and defines it weakly (the left-out KAT driver defines it; "
+		          "a definition in the tree wins)");
 	if (ts->api == TREE_API_NGCC && !(ts->drng_header[0] && ts->has_init_random_number))
 		notes_add(res, "shim: no drng.h/init_random_number in the tree: the harness cannot seed this instance");
 	if (ts->api == TREE_API_NIST)
@@ -759,11 +821,14 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 			r = pq_fail_errno(err, PQ_EIO, "%s", shim_path);
 	}
 
-	/* One compile command per kept unit, the shim last. */
-	int nunits = 0;
-	for (int i = 0; i < ts->nfiles; i++)
-		nunits += ts->files[i].keep;
-	nunits++;
+	/* One compile command per unit, the shim (and the driver's weak objects) last. */
+	char weak_path[PATH_MAX] = "";
+	if (r == 0 && pi && pi->driver_obj[0] && write_weak_objects(pi->driver_obj, tmpdir, weak_path, sizeof weak_path) > 0)
+		notes_add(res, "shim: the objects %s defines are defined weakly too (%s)", pi->driver, weak_path);
+	int total = pi ? pi->nunits : ts->nfiles;
+	int nunits = 2;
+	for (int i = 0; i < total; i++)
+		nunits += pi ? 1 : ts->files[i].keep;
 	struct argv_buf *cmds = calloc((size_t)nunits, sizeof *cmds);
 	char **logs = calloc((size_t)nunits, sizeof *logs);
 	const char **names = calloc((size_t)nunits, sizeof *names);
@@ -776,6 +841,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		    strncmp(f, "-std=", 5) != 0)
 			av_push(&link, f);
 	}
+	for (int i = 0; pi && i < pi->link_flags.n; i++)
+		av_push(&link, pi->link_flags.v[i].flag);
 	av_push(&link, "-g");
 	av_push(&link, "-shared");
 	/*
@@ -792,20 +859,28 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		interrupt_track_tmp(tmp_out, 0);
 	av_push(&link, "-o");
 	av_push(&link, linked);
+	json_t *ccdb = json_array();
 	int u = 0;
-	for (int i = 0; i <= ts->nfiles && r == 0; i++) {
-		int shim = i == ts->nfiles;
-		if (!shim && !ts->files[i].keep)
+	for (int i = 0; i <= total + 1 && r == 0; i++) {
+		int shim = i == total, weak = i == total + 1;
+		if (weak && !weak_path[0])
+			continue;
+		if (!shim && !weak && !pi && !ts->files[i].keep)
 			continue;
 		char src[PATH_MAX], obj[PATH_MAX], log[PATH_MAX];
 		r = shim ? path_fmt(src, sizeof src, err, "%s", shim_path)
+		    : weak ? path_fmt(src, sizeof src, err, "%s", weak_path)
+		    : pi ? path_fmt(src, sizeof src, err, "%s", pi->units[i].src)
 		         : path_fmt(src, sizeof src, err, "%s/%s", base, ts->files[i].rel);
 		if (r < 0)
 			break;
 		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
 		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
 		av_push(&cmds[u], cc);
-		push_common(&cmds[u], &res->flags, ts, base);
+		if (pi)
+			push_observed(&cmds[u], res, shim || weak ? &unit_flags[pi->nunits] : &unit_flags[i], ts, base, shim);
+		else
+			push_common(&cmds[u], &res->flags, ts, base);
 		if (shim)
 			av_pushf(&cmds[u], "-I%s", tmpdir);
 		av_push(&cmds[u], "-c");
@@ -813,7 +888,9 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		av_push(&cmds[u], "-o");
 		av_push(&cmds[u], obj);
 		logs[u] = strdup(log);
-		names[u] = shim ? "generated shim" : ts->files[i].rel;
+		names[u] = shim ? "generated shim" : weak ? "generated weak objects" : pi ? pi->units[i].rel : ts->files[i].rel;
+		if (!shim && !weak)
+			ccdb_add(ccdb, &cmds[u], pi ? pi->units[i].cwd : ts->root, src, base, ts->root);
 		av_push(&link, obj);
 		u++;
 	}
@@ -829,6 +906,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		av_push(&link, "-Wl,-z,defs");
 		for (int i = 0; i < ln; i++)
 			av_push(&link, lw[i]);
+		for (int i = 0; pi && i < pi->nlibs; i++)
+			av_push(&link, pi->libs[i]);
 		av_push(&link, "-lm");
 		free_words(lw, ln);
 		if (ln > 0)
@@ -847,6 +926,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		if (ln > 0)
 			link_lim.as_user = 0;
 		r = run_units(&link, &logp, &lname, 1, 1, "linking", &link_lim, base, tmpdir, err);
+		if (r < 0)
+			explain_missing_library(res, err);
 		if (r == 0)
 			r = copy_file(linked, tmp_out, err);
 		if (r == 0 && rename(tmp_out, opt->out_path) != 0)
@@ -855,6 +936,10 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 			unlink(tmp_out);
 	}
 	interrupt_untrack_tmp(tmp_out);
+	if (r == 0)
+		r = write_ccdb(opt, ccdb, res, err);
+	json_decref(ccdb);
+	free_unit_flags(unit_flags, pi);
 	for (int i = 0; i < nunits; i++) {
 		av_free(&cmds[i]);
 		free(logs[i]);
@@ -874,4 +959,5 @@ void build_result_free(struct build_result *res)
 {
 	tree_scan_free(&res->ts);
 	flag_list_free(&res->flags);
+	flag_list_free(&res->observed_flags);
 }

@@ -58,6 +58,13 @@ struct build_options {
 	const char *instance;
 	const char *instance_hint;
 	int no_tree_flags;         /* do not read the tree's Makefile / CMakeLists.txt */
+	/*
+	 * Do not run the tree's own build (instance/observe.h): read its build
+	 * files instead.  Also the fallback when observing is not possible.
+	 */
+	int no_observe;
+	/* compile_commands.json of the build (NULL: compile_commands.json beside out_path). */
+	const char *compile_commands;
 };
 
 struct build_result {
@@ -73,9 +80,27 @@ struct build_result {
 	char instances[2048];      /* the instances the tree serves ("" when one) */
 	/* Why the build was refused before compiling ("instruction set not available"), kept on failure. */
 	char verdict[64];
+	/* How the plan was made: "observed" (the tree's own build ran) or "read" (its build files were read). */
+	char plan[16];
+	char plan_how[1024];       /* observed: the commands run; read: why the build was not observed */
+	char plan_outside[1024];   /* observed: what the build did outside its copy ("" nothing) */
+	char program[256];         /* observed: the KAT program whose link made this instance */
+	char libs[512];            /* libraries from outside the tree linked in ("-lgmp -lm") */
+	char compile_commands[4096]; /* where compile_commands.json was written ("" none) */
+	int nprofile;              /* flags[0..nprofile) are the profile's */
+	/* Observed plans: each flag the units were compiled with, once, with the first compile that had it. */
+	struct flag_list observed_flags;
 };
 
 int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err);
+
+/*
+ * The observed plan of a tree (instance/observe.h), as instance_build
+ * would make it: for listing a tree's instances before building.  The
+ * plan is owned by the cache; it may be unobserved (see its why).
+ */
+struct build_plan;
+int instance_tree_plan(const char *tree, const char *source_root, const struct build_plan **plan, pq_error *err);
 void build_result_free(struct build_result *res);
 
 /* Split a flags string at whitespace (single and double quotes group). */

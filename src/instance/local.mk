@@ -3,6 +3,8 @@ libpqprof_a_SOURCES += \
 	src/instance/pqprof_abi.h \
 	src/instance/tree_scan.c src/instance/tree_scan.h \
 	src/instance/shim.c src/instance/shim.h \
+	src/instance/tool_run.c src/instance/tool_run.h \
+	src/instance/observe.c src/instance/observe.h \
 	src/instance/builder.c src/instance/builder.h \
 	src/instance/flag_check.c src/instance/flag_check.h \
 	src/instance/tree_flags.c src/instance/tree_flags.h src/instance/cmake_flags.c \
@@ -25,3 +27,7 @@ src/instance/abi_text.c: $(top_srcdir)/src/instance/pqprof_abi.h
 	  echo 'const char pq_abi_header_text[] ='; \
 	  $(SED) -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $(top_srcdir)/src/instance/pqprof_abi.h; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+# The compiler wrapper a tree's own build runs while pqprof observes it.
+pkglibexec_PROGRAMS += pqprof-ccwrap
+pqprof_ccwrap_SOURCES = src/instance/ccwrap_main.c

@@ -63,9 +63,11 @@ static void write_ngcc(FILE *out, const struct tree_scan *ts)
 	if (ts->drng_header[0])
 		fprintf(out, "#include \"%s\"\n", ts->drng_header);
 	fputs("#include \"pqprof_abi.h\"\n#include <string.h>\n\n", out);
-	if (ts->drng_header[0] && !ts->defines_drng_object)
-		fputs("/* KAT_SIG.c/KAT_KEM.c define this in the official flow; they are left out. */\n"
-		      "DRNG_ctx drng_algorithm;\n\n", out);
+	if (ts->drng_header[0])
+		fputs("/* KAT_SIG.c/KAT_KEM.c define this in the official flow; they are left out.  Weak: a\n"
+		      " * definition in the tree, conditional or not, wins. */\n"
+		      "extern DRNG_ctx drng_algorithm;\n"
+		      "__attribute__((weak)) DRNG_ctx drng_algorithm;\n\n", out);
 	if (ts->drng_header[0] && ts->has_init_random_number)
 		fputs("static int pq_seed(const unsigned char *seed, pq_u64 len)\n"
 		      "{\n\treturn init_random_number(&drng_algorithm, (unsigned char *)seed, len);\n}\n\n", out);

@@ -32,6 +32,14 @@ static const char *const kat_generators[] = {
 	"PQCgenKAT_sign.c", "PQCgenKAT_kem.c", NULL,
 };
 
+int tree_is_kat_driver(const char *base)
+{
+	for (int i = 0; kat_generators[i]; i++)
+		if (strcmp(base, kat_generators[i]) == 0)
+			return 1;
+	return 0;
+}
+
 const char *tree_api_name(enum tree_api api)
 {
 	switch (api) {

@@ -58,6 +58,8 @@ int tree_scan_dir_within(const char *dir, const char *within, int tree_inside, e
 void tree_scan_free(struct tree_scan *ts);
 
 const char *tree_api_name(enum tree_api api);
+/* Is this file name (no directory) one of the official KAT drivers (KAT_SIG.c, PQCgenKAT_sign.c, ...)? */
+int tree_is_kat_driver(const char *base);
 int tree_api_parse(const char *s, enum tree_api *out);
 
 /*

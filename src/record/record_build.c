@@ -7,11 +7,13 @@
 #include <string.h>
 
 /* Every flag the compiler got, with where it came from. */
-static json_t *flags_json(const struct flag_list *fl)
+static json_t *flags_json(const struct flag_list *fl, const struct flag_list *observed)
 {
 	json_t *a = json_array();
 	for (int i = 0; i < fl->n; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", fl->v[i].flag, "origin", fl->v[i].origin));
+	for (int i = 0; i < observed->n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", observed->v[i].flag, "origin", observed->v[i].origin));
 	static const char *const own[] = { "-g", "-fPIC", NULL };
 	for (int i = 0; own[i]; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", own[i], "origin", "pqprof (always)"));
@@ -33,10 +35,24 @@ int record_build(const struct build_options *bo, const char *lib, const char *li
 			json_object_set_new(r, "source_dir", json_string(bo->src_dir));
 			if (br.verdict[0])
 				json_object_set_new(r, "verdict", json_string(br.verdict));
+			if (br.plan[0])
+				json_object_set_new(r, "plan", json_pack("{s:s, s:s, s:s}", "path", br.plan,
+				                                         br.plan[0] == 'o' ? "how" : "why", br.plan_how,
+				                                         "outside", br.plan_outside));
 			return rc;
 		}
 		json_object_set_new(r, "notes", json_string(br.notes));
-		json_object_set_new(r, "flags", flags_json(&br.flags));
+		json_object_set_new(r, "flags", flags_json(&br.flags, &br.observed_flags));
+		json_t *plan = json_pack("{s:s, s:s}", "path", br.plan, br.plan[0] == 'o' ? "how" : "why", br.plan_how);
+		if (br.plan_outside[0])
+			json_object_set_new(plan, "outside", json_string(br.plan_outside));
+		if (br.program[0])
+			json_object_set_new(plan, "program", json_string(br.program));
+		if (br.compile_commands[0])
+			json_object_set_new(plan, "compile_commands", json_string(br.compile_commands));
+		json_object_set_new(r, "plan", plan);
+		if (br.libs[0])
+			json_object_set_new(r, "libraries", json_string(br.libs));
 		if (br.instances[0])
 			json_object_set_new(r, "tree_instances", json_string(br.instances));
 		snprintf(expected, sizeof expected, "%s", br.instance);
