@@ -548,14 +548,15 @@ static void run_build(struct obs *ob, int cmake)
 					av_push(&bd, "--target");
 				first = 0;
 				av_push(&bd, name);
-				note_add(targets, sizeof targets, "%s", name);
+				size_t tl = strlen(targets);
+				snprintf(targets + tl, sizeof targets - tl, "%s%s", tl ? ", " : "", name);
 			}
 			free(text);
 		}
 		av_push(&bd, "--");
 		av_push(&bd, "-k");
 		snprintf(p->how, sizeof p->how, "cmake -DCMAKE_BUILD_TYPE=Release (C compiler: the pqprof compiler wrapper); "
-		         "cmake --build, target%s %s", strchr(targets, ';') ? "s" : "", targets[0] ? targets : "all");
+		         "cmake --build, target%s %s", strchr(targets, ',') ? "s" : "", targets[0] ? targets : "all");
 		snprintf(ob->target_desc, sizeof ob->target_desc, "cmake --build %s", targets[0] ? targets : "all");
 		st = run_step(ob, &bd, "build.log", &to);
 		av_free(&bd);
