@@ -432,7 +432,7 @@ static int expand(struct campaign *c, const char *target, pq_error *err)
 		pq_error derr = { 0 };
 		int nv = 0, dir_pick = -1;
 		const struct build_plan *bp = NULL;
-		if (!c->o->no_observe && instance_tree_plan(target, c->o->source_root, &bp, &derr) == 0 && bp->observed &&
+		if (!c->o->no_observe && observe_enabled() && instance_tree_plan(target, c->o->source_root, &bp, &derr) == 0 && bp->observed &&
 		    bp->ninst > 1) {
 			/* Observed: one instance per KAT program the tree's build links. */
 			memset(&set, 0, sizeof set);

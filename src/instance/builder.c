@@ -564,9 +564,9 @@ static int plan_instance(const struct build_options *opt, const char *cc, struct
 	const struct tree_scan *ts = &res->ts;
 	*pi = NULL;
 	snprintf(res->plan, sizeof res->plan, "read");
-	if (opt->no_observe || opt->no_tree_flags) {
+	if (opt->no_observe || opt->no_tree_flags || !observe_enabled()) {
 		snprintf(res->plan_how, sizeof res->plan_how, "the tree's own build was not run (%s)",
-		         opt->no_observe ? "--no-observe" : "--no-tree-flags");
+		         opt->no_observe ? "--no-observe" : opt->no_tree_flags ? "--no-tree-flags" : "PQPROF_OBSERVE=off");
 		return 0;
 	}
 	struct observe_options oo = { .api = ts->api, .header = ts->header, .cc = cc };
@@ -597,10 +597,12 @@ static int plan_instance(const struct build_options *opt, const char *cc, struct
 	for (int i = 0; i < p->ninst && pick < 0 && opt->instance_hint; i++)
 		if (plan_instance_matches(&p->inst[i], opt->instance_hint))
 			pick = i, how = "named by the descriptor";
-	for (int i = 0; i < p->ninst && pick < 0; i++)
+	for (int i = 0; i < p->ninst; i++)
 		if (plan_instance_matches(&p->inst[i], dir)) {
-			pick = i, how = "named by the directory";
+			/* checked against the built library whatever was asked for */
 			str_copy(res->dir_instance, sizeof res->dir_instance, p->inst[i].name[0] ? p->inst[i].name : dir);
+			if (pick < 0)
+				pick = i, how = "named by the directory";
 		}
 	if (pick < 0 && p->ninst == 1)
 		pick = 0, how = "the only one the tree's build links";
@@ -936,6 +938,11 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 			unlink(tmp_out);
 	}
 	interrupt_untrack_tmp(tmp_out);
+	if (r < 0 && !pi && plan && plan->missing_tool[0]) {
+		/* The reader could not stand in for the build it needs: name the missing tool first. */
+		pq_error_prefix(err, "%s; the build files were read instead, and the build failed: ", plan->why);
+		snprintf(res->verdict, sizeof res->verdict, "%s not found", plan->missing_tool);
+	}
 	if (r == 0)
 		r = write_ccdb(opt, ccdb, res, err);
 	json_decref(ccdb);

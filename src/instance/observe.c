@@ -1410,6 +1410,12 @@ int observe_tree(const char *tree, const struct observe_options *o, const struct
 	return 0;
 }
 
+int observe_enabled(void)
+{
+	const char *e = getenv("PQPROF_OBSERVE");
+	return !(e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0 || strcmp(e, "no") == 0));
+}
+
 /* Equal but for case, '-' and '_'. */
 static int loose_equal(const char *a, const char *b)
 {

@@ -89,6 +89,9 @@ struct observe_options {
  */
 int observe_tree(const char *tree, const struct observe_options *o, const struct build_plan **out, pq_error *err);
 
+/* Is observing on ($PQPROF_OBSERVE=off turns it off, as --no-observe does for one command)? */
+int observe_enabled(void);
+
 /* Does `want` name this instance (its name or label; case, '-' and '_' aside)? */
 int plan_instance_matches(const struct plan_instance *pi, const char *want);
 

@@ -8,6 +8,11 @@
 # "instruction set not available" where it does not), through the real
 # pqprof build and pqprof run.
 . "$top_srcdir/tests/e2e/lib.sh"
+# This script covers the reader of build files: the path pqprof falls back
+# to when it cannot run a tree's own build (tests/e2e/observe.sh covers
+# running it).  PQPROF_OBSERVE=off makes every build take that path.
+PQPROF_OBSERVE=off
+export PQPROF_OBSERVE
 
 M="$FIX/multi-instance"
 T192="$M/Toyla-192f"
