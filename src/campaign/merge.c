@@ -60,6 +60,8 @@ static int copy_dir(const char *from, const char *to, pq_error *err)
 		struct stat sb;
 		if (stat(a, &sb) == 0 && S_ISREG(sb.st_mode))
 			r = copy_file(a, b, err);
+		else if (S_ISDIR(sb.st_mode))
+			r = copy_dir(a, b, err); /* build/<unit>/compile_commands.json */
 	}
 	closedir(d);
 	return r;

@@ -812,6 +812,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	struct shim_meta meta = {
 		.compiler = res->compiler, .profile = prof->name, .cflags = res->cflags,
 		.notes = res->notes, .fallback_name = base_name(ts->root),
+		.driver_includes = pi && ts->api == TREE_API_NIST ? pi->includes : NULL,
+		.ndriver_includes = pi && ts->api == TREE_API_NIST ? pi->nincludes : 0,
 	};
 	r = atomic_write(abi_path, pq_abi_header_text, strlen(pq_abi_header_text), err);
 	FILE *sf = r == 0 ? fopen(shim_path, "w") : NULL;

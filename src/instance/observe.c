@@ -307,18 +307,24 @@ static void push_tool_vars(struct obs *ob, struct argv_buf *av)
 	av_pushf(av, "LD=%s/ld", ob->bin);
 }
 
-/* Does a dry run's text mention a KAT driver (its source or object)? */
-static int mentions_driver(const char *text)
+/* How many command lines of a dry run mention a KAT driver (its source or object)? */
+static int driver_lines(const char *text)
 {
 	static const char *const stems[] = { "KAT_SIG", "KAT_KEM", "PQCgenKAT_sign", "PQCgenKAT_kem", NULL };
-	for (int i = 0; stems[i]; i++) {
-		char a[64], b[64];
-		snprintf(a, sizeof a, "%s.c", stems[i]);
-		snprintf(b, sizeof b, "%s.o", stems[i]);
-		if (strstr(text, a) || strstr(text, b))
-			return 1;
+	int n = 0;
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		int hit = 0;
+		for (int i = 0; stems[i] && !hit; i++) {
+			size_t sl = strlen(stems[i]);
+			for (const char *p = line; !hit && (p = memmem(p, len - (size_t)(p - line), stems[i], sl)); p += sl)
+				hit = p + sl + 1 < line + len && p[sl] == '.' && (p[sl + 1] == 'c' || p[sl + 1] == 'o');
+		}
+		n += hit;
+		line += len + (nl ? 1 : 0);
 	}
-	return 0;
+	return n;
 }
 
 static int count_lines(const char *text)
@@ -347,9 +353,10 @@ static int skip_target(const char *t)
 }
 
 /*
- * The make target that links a KAT driver with the fewest commands (a
- * dry run of each explicit target of the make database), else the
- * default goal ("").
+ * The make target whose commands link the most KAT drivers, with the
+ * fewest commands among those (a dry run of each explicit target of the
+ * make database): every instance a loop or a group target builds, and no
+ * convenience rule beside them.  Else the default goal ("").
  */
 static void choose_make_target(struct obs *ob, char *target, size_t len)
 {
@@ -392,7 +399,7 @@ static void choose_make_target(struct obs *ob, char *target, size_t len)
 			cands[nc++] = strdup(line);
 	}
 	free(db);
-	int best = -1, best_lines = 0;
+	int best = -1, best_lines = 0, best_links = 0;
 	for (int i = 0; i < nc && mono_s() < ob->deadline; i++) {
 		struct argv_buf dry = { 0 };
 		av_push(&dry, "make");
@@ -409,11 +416,13 @@ static void choose_make_target(struct obs *ob, char *target, size_t len)
 			free(text);
 			continue;
 		}
-		if (mentions_driver(text)) {
+		int links = driver_lines(text);
+		if (links > 0) {
 			int n = count_lines(text);
-			if (best < 0 || n < best_lines) {
+			if (best < 0 || links > best_links || (links == best_links && n < best_lines)) {
 				best = i;
 				best_lines = n;
+				best_links = links;
 			}
 		}
 		free(text);
@@ -949,6 +958,54 @@ static void unit_copy(struct plan_unit *to, const struct plan_unit *from)
 	copy_flags(&to->info, &from->info);
 }
 
+/*
+ * The headers the driver includes with quotes, found beside it or on its
+ * -I path: the shim and the name probe include them too, since a tree's
+ * sizes and name may be defined there rather than in api.h.  The
+ * driver's random generator header (rng.h) is left out: the harness
+ * supplies randombytes().
+ */
+static void driver_includes(const struct plan_unit *du, struct plan_instance *pi)
+{
+	char *text = NULL;
+	if (read_whole_file(du->src, &text, NULL, 16u << 20, NULL) < 0)
+		return;
+	char dir[PATH_MAX];
+	str_copy(dir, sizeof dir, du->src);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line != '#')
+			continue;
+		line++;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		char name[PATH_MAX];
+		if (strncmp(line, "include", 7) != 0 || sscanf(line + 7, " \"%4095[^\"]\"", name) != 1)
+			continue;
+		const char *b = base_of(name);
+		if (strcmp(b, "rng.h") == 0 || strcmp(b, "randombytes.h") == 0)
+			continue;
+		char found[PATH_MAX];
+		struct stat sb;
+		abs_path(dir, name, found, sizeof found);
+		for (int i = 0; stat(found, &sb) != 0 && i < du->flags.n; i++)
+			if (strncmp(du->flags.v[i].flag, "-I", 2) == 0)
+				abs_path(du->flags.v[i].flag + 2, name, found, sizeof found);
+		if (stat(found, &sb) != 0 || !S_ISREG(sb.st_mode))
+			continue;
+		char **nv = realloc(pi->includes, ((size_t)pi->nincludes + 1) * sizeof *nv);
+		if (!nv)
+			break;
+		pi->includes = nv;
+		pi->includes[pi->nincludes++] = strdup(found);
+	}
+	free(text);
+}
+
 /* A link of a KAT driver: one instance of the plan. */
 static void add_instance(struct obs *ob, const struct cmdline *c, const struct made *linked)
 {
@@ -979,6 +1036,9 @@ static void add_instance(struct obs *ob, const struct cmdline *c, const struct m
 		for (int i = 0; i < pi->nlibs; i++)
 			free(pi->libs[i]);
 		free(pi->libs);
+		for (int i = 0; i < pi->nincludes; i++)
+			free(pi->includes[i]);
+		free(pi->includes);
 	} else {
 		struct plan_instance *nv = realloc(p->inst, ((size_t)p->ninst + 1) * sizeof *nv);
 		if (!nv)
@@ -991,6 +1051,7 @@ static void add_instance(struct obs *ob, const struct cmdline *c, const struct m
 	const struct plan_unit *du = &ob->units[driver];
 	str_copy(pi->driver, sizeof pi->driver, du->rel);
 	copy_flags(&pi->driver_flags, &du->flags);
+	driver_includes(du, pi);
 	for (int i = 0; i < ob->objs.n; i++)
 		for (int k = 0; k < ob->objs.v[i].n; k++)
 			if (ob->objs.v[i].units[k] == driver)
@@ -1153,10 +1214,12 @@ static void name_instance(struct obs *ob, struct plan_instance *pi)
 	snprintf(src, sizeof src, "%s/pqprof-name.c", ob->root);
 	snprintf(out, sizeof out, "%s/pqprof-name.i", ob->root);
 	snprintf(log, sizeof log, "%s/pqprof-name.log", ob->root);
-	char text[PATH_MAX * 2];
-	int n = snprintf(text, sizeof text,
-	                 "#include \"%s/%s\"\npqprof_instance_name_is ALGORITHM_INSTANCE\npqprof_nist_name_is CRYPTO_ALGNAME\n",
-	                 ob->copy, ob->o->header);
+	char text[PATH_MAX * 8];
+	int n = snprintf(text, sizeof text, "#include \"%s/%s\"\n", ob->copy, ob->o->header);
+	for (int i = 0; i < pi->nincludes && (size_t)n + PATH_MAX < sizeof text; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n, "#include \"%s\"\n", pi->includes[i]);
+	n += snprintf(text + n, sizeof text - (size_t)n,
+	              "pqprof_instance_name_is ALGORITHM_INSTANCE\npqprof_nist_name_is CRYPTO_ALGNAME\n");
 	if (atomic_write(src, text, (size_t)n, NULL) < 0)
 		return;
 	chmod(src, 0644);
@@ -1241,6 +1304,14 @@ static void label_instances(struct build_plan *p)
 		if (!pi->label[0])
 			str_copy(pi->label, sizeof pi->label, base_of(pi->program));
 	}
+	/* A switch that does not tell every instance apart is no label: the programs' names do. */
+	for (int a = 0; a < p->ninst; a++)
+		for (int b = a + 1; b < p->ninst; b++)
+			if (strcmp(p->inst[a].label, p->inst[b].label) == 0) {
+				for (int k = 0; k < p->ninst; k++)
+					str_copy(p->inst[k].label, sizeof p->inst[k].label, base_of(p->inst[k].program));
+				return;
+			}
 }
 
 /* ---- the whole observation ---- */

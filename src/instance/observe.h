@@ -61,6 +61,8 @@ struct plan_instance {
 	struct flag_list link_flags;   /* code generation flags of the link (-f, -m) */
 	char **libs;             /* libraries from outside the tree, as -lNAME */
 	int nlibs;
+	char **includes;         /* what the driver #includes (absolute, in the copy), its generator's header aside */
+	int nincludes;
 };
 
 struct build_plan {

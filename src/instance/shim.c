@@ -98,11 +98,18 @@ static void write_ngcc(FILE *out, const struct tree_scan *ts)
 		      "{\n\treturn kem_dec(sk, sklen, ct, ctlen, ss, sslen);\n}\n", out);
 }
 
-static void write_nist(FILE *out, const struct tree_scan *ts)
+static void write_nist(FILE *out, const struct tree_scan *ts, const struct shim_meta *meta)
 {
 	int sig = ts->kind == TREE_KIND_SIG;
-	fprintf(out, "#include \"%s\"\n#include \"pqprof_abi.h\"\n#include <string.h>\n\n", ts->header);
-	if (!ts->api_h_declares) {
+	fprintf(out, "#include \"%s\"\n", ts->header);
+	for (int i = 0; i < meta->ndriver_includes; i++) {
+		fputs("#include \"", out);
+		shim_put_c_string(out, meta->driver_includes[i]);
+		fputs("\"\n", out);
+	}
+	fputs("#include \"pqprof_abi.h\"\n#include <string.h>\n\n", out);
+	/* The driver compiles against its includes: they declare the API, with the tree's own types. */
+	if (!ts->api_h_declares && meta->ndriver_includes == 0) {
 		if (sig)
 			fputs("int crypto_sign_keypair(unsigned char *pk, unsigned char *sk);\n"
 			      "int crypto_sign(unsigned char *sm, unsigned long long *smlen, const unsigned char *m,\n"
@@ -162,7 +169,7 @@ int shim_write(FILE *out, const struct tree_scan *ts, const struct shim_meta *me
 	if (ts->api == TREE_API_NGCC)
 		write_ngcc(out, ts);
 	else
-		write_nist(out, ts);
+		write_nist(out, ts, meta);
 	fputs("\n", out);
 	put_common(out, meta);
 	fputs("static const char pq_source_dir[] = \"", out);

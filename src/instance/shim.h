@@ -18,6 +18,9 @@ struct shim_meta {
 	const char *cflags;      /* full flags */
 	const char *notes;       /* kept / left-out list and flag origins */
 	const char *fallback_name; /* instance name when the header gives none */
+	/* NIST: what the KAT driver includes (absolute paths), after the API header: the sizes may live there. */
+	char *const *driver_includes;
+	int ndriver_includes;
 };
 
 /* The text of src/instance/pqprof_abi.h (generated abi_text.c). */
