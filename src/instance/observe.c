@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -335,12 +336,28 @@ static int count_lines(const char *text)
 	return n;
 }
 
+/* 2: named for the KATs; 1: the default goal; 0: another target. */
+static int target_class(const char *t)
+{
+	if (!t[0])
+		return 1;
+	for (const char *p = t; *p; p++)
+		if (strncasecmp(p, "kat", 3) == 0)
+			return 2;
+	return 0;
+}
+
 static int skip_target(const char *t)
 {
 	static const char *const skip[] = { "clean", "distclean", "mrproper", "realclean", "install", "uninstall",
 		                                "Makefile", "makefile", "GNUmakefile", "dist", "help", NULL };
 	for (int i = 0; skip[i]; i++)
 		if (strcmp(t, skip[i]) == 0)
+			return 1;
+	static const char *const words[] = { "test", "check", "bench", "speed", "fuzz", "debug", "asan", "ubsan", "msan",
+		                                 "tsan", "sanit", "valgrind", "cover", "gcov", "profil", NULL };
+	for (int i = 0; words[i]; i++)
+		if (strcasestr(t, words[i]))
 			return 1;
 	static const char *const ext[] = { ".o", ".c", ".h", ".d", ".S", ".s", ".a", ".so", ".mk", ".in", ".txt", NULL };
 	size_t n = strlen(t);
@@ -353,10 +370,13 @@ static int skip_target(const char *t)
 }
 
 /*
- * The make target whose commands link the most KAT drivers, with the
- * fewest commands among those (a dry run of each explicit target of the
- * make database): every instance a loop or a group target builds, and no
- * convenience rule beside them.  Else the default goal ("").
+ * The make target to observe, from a dry run of each explicit target of
+ * the make database (test, debug and sanitizer targets aside: they may
+ * link the driver with switches of their own): the one whose commands
+ * link the most KAT drivers (every instance a loop or a group target
+ * builds); among those, a target named for the KATs, then the default
+ * goal, then any other; then the fewest commands (no convenience rule
+ * beside them).  Else the default goal ("").
  */
 static void choose_make_target(struct obs *ob, char *target, size_t len)
 {
@@ -399,7 +419,7 @@ static void choose_make_target(struct obs *ob, char *target, size_t len)
 			cands[nc++] = strdup(line);
 	}
 	free(db);
-	int best = -1, best_lines = 0, best_links = 0;
+	int best = -1, best_lines = 0, best_links = 0, best_class = 0;
 	for (int i = 0; i < nc && mono_s() < ob->deadline; i++) {
 		struct argv_buf dry = { 0 };
 		av_push(&dry, "make");
@@ -418,11 +438,13 @@ static void choose_make_target(struct obs *ob, char *target, size_t len)
 		}
 		int links = driver_lines(text);
 		if (links > 0) {
-			int n = count_lines(text);
-			if (best < 0 || links > best_links || (links == best_links && n < best_lines)) {
+			int n = count_lines(text), cls = target_class(cands[i]);
+			if (best < 0 || links > best_links || (links == best_links && cls > best_class) ||
+			    (links == best_links && cls == best_class && n < best_lines)) {
 				best = i;
 				best_lines = n;
 				best_links = links;
+				best_class = cls;
 			}
 		}
 		free(text);

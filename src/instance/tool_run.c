@@ -148,7 +148,14 @@ void log_excerpt(const char *log, char *out, size_t len, const char *tree, const
 	if (read_whole_file(log, &text, NULL, 1u << 20, NULL) < 0)
 		return;
 	drop_outside_lines(text, tree, tmpdir);
-	const char *start = strstr(text, "error");
+	/* The linker says what is wrong before collect2's closing "error". */
+	const char *start = strstr(text, "undefined reference");
+	if (!start)
+		start = strstr(text, "cannot find -l");
+	if (!start)
+		start = strstr(text, "multiple definition");
+	if (!start)
+		start = strstr(text, "error");
 	if (start) {
 		while (start > text && start[-1] != '\n')
 			start--;

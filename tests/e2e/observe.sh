@@ -18,12 +18,12 @@ json_has() {   # json_has FILE PATTERN DESCRIPTION: like expect_grep, on a JSON 
 # Shell-computed names: the directory Wren-160F is the public name the Makefile pairs with WREN_160F.
 W="$O/shell-names/Wren-160F"
 expect_rc 0 "build the tree whose names the shell computes" -- "$PQPROF" build "$W" -o "$WORK/wren.so"
-expect_grep "$WORK/out" '^plan: observed the tree.s own build: make -B \(default goal\)' "the tree's own build ran"
+expect_grep "$WORK/out" '^plan: observed the tree.s own build: make -B kat_all' "the tree's own build ran: the target that links every KAT program"
 expect_grep "$WORK/out" '^instance: Wren-160F \(named by the directory\), linked by the build as kat_Wren-160F$' \
 	"the directory picks the instance the shell named"
 expect_grep "$WORK/out" '^instances: the tree.s build links 4 KAT programs: Wren-128F \(WREN_128F\), Wren-160F \(WREN_160F\), Wren-192F \(WREN_192F\), Wren-256F \(WREN_256F\)$' \
 	"every instance of the loop, each with its public name"
-expect_grep "$WORK/out" '^flags: -DWREN_PUBLIC_NAME="Wren-160F" <- observed: `make \(default goal\)`, compile of wren.c$' \
+expect_grep "$WORK/out" '^flags: -DWREN_PUBLIC_NAME="Wren-160F" <- observed: `make kat_all`, compile of wren.c$' \
 	"the name switch as the shell expanded it, with where it was observed"
 expect_rc 2 "--instance by the internal name, against the directory's name" -- \
 	"$PQPROF" build "$W" -o "$WORK/wren256.so" --instance WREN_256F -q
@@ -107,4 +107,26 @@ for t in "$FIX/multi-instance/toyla" "$R" "$S"; do
 		fail "observed and read plans differ on $t"; diff "$WORK/obs.units" "$WORK/read.units" | head
 	fi
 done
+# ... and build the same instance from the same units, which report the same name.
+agree_build() {   # agree_build TREE INSTANCE-OPTION...
+	t=$1
+	shift
+	"$PQPROF" build "$t" -o "$WORK/obs.so" "$@" >"$WORK/obs.notes" 2>&1 &&
+		PQPROF_OBSERVE=off "$PQPROF" build "$t" -o "$WORK/read.so" "$@" >"$WORK/read.notes" 2>&1 || {
+		fail "build $t both ways"; cat "$WORK/obs.notes" "$WORK/read.notes" | head; return; }
+	sed -n 's/^kept: \([^ ]*\).*/\1/p' "$WORK/obs.notes" | sort >"$WORK/obs.kept"
+	sed -n 's/^kept: \([^ ]*\).*/\1/p' "$WORK/read.notes" | sort >"$WORK/read.kept"
+	cmp -s "$WORK/obs.kept" "$WORK/read.kept" && pass "$(basename "$t") $*: the same units either way" ||
+		{ fail "$t: units differ"; diff "$WORK/obs.kept" "$WORK/read.kept" | head; }
+	a=$("$PQPROF" info "$WORK/obs.so" | sed -n 's/^instance  *//p')
+	b=$("$PQPROF" info "$WORK/read.so" | sed -n 's/^instance  *//p')
+	[ -n "$a" ] && [ "$a" = "$b" ] && pass "$(basename "$t") $*: both libraries report $a" ||
+		fail "$t: observed build reports '$a', read build '$b'"
+}
+agree_build "$FIX/multi-instance/toyla" --instance Toyla-192s
+agree_build "$FIX/multi-instance/Toyla-192f"
+agree_build "$R"
+if grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo && grep -qw popcnt /proc/cpuinfo; then
+	agree_build "$FIX/avx2-nist"   # an assembly file and -m flags
+fi
 finish

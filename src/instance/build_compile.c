@@ -1,0 +1,501 @@
+/* build_compile: the compile and link stages of instance_build; see build_stage.h. */
+#include "config.h"
+#include "instance/build_stage.h"
+#include "core/atomic_file.h"
+#include "core/contain.h"
+#include "core/fixed_str.h"
+#include "core/interrupt.h"
+#include "instance/shim.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Copy the linked library out of the build directory (the compiler's uid cannot write beside the target). */
+static int copy_file(const char *from, const char *to, pq_error *err)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return pq_fail_errno(err, PQ_EIO, "%s", from);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0) {
+		close(in);
+		return pq_fail_errno(err, PQ_EIO, "%s: cannot create", to);
+	}
+	char buf[65536];
+	ssize_t n;
+	int r = 0;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			r = pq_fail_errno(err, PQ_EIO, "%s: write failed", to);
+			break;
+		}
+	if (n < 0 && r == 0)
+		r = pq_fail_errno(err, PQ_EIO, "%s: read failed", from);
+	close(in);
+	if (close(out) != 0 && r == 0)
+		r = pq_fail_errno(err, PQ_EIO, "%s: write failed", to);
+	return r;
+}
+
+/* Common compiler flags: the assembled list (profile, tree, user, -D), -g -fPIC, includes. */
+static void push_common(struct argv_buf *a, const struct flag_list *fl, const struct tree_scan *ts, const char *base)
+{
+	for (int i = 0; i < fl->n; i++) {
+		/* -I from the tree's build files are relative to the tree */
+		if (strncmp(fl->v[i].flag, "-I", 2) == 0 && fl->v[i].flag[2] != '/' && strncmp(fl->v[i].origin, "tree ", 5) == 0)
+			av_pushf(a, "-I%s/%s", base, fl->v[i].flag + 2);
+		else
+			av_push(a, fl->v[i].flag);
+	}
+	av_push(a, "-g");
+	av_push(a, "-fPIC");
+	for (int i = 0; build_downgrades[i]; i++)
+		av_push(a, build_downgrades[i]);
+	av_pushf(a, "-I%s", base);
+	for (int i = 0; i < ts->nincdirs; i++)
+		if (strcmp(ts->incdirs[i], ".") != 0)
+			av_pushf(a, "-I%s/%s", base, ts->incdirs[i]);
+	/* Reached through the working directory: debug info and __FILE__ keep the real paths. */
+	if (strcmp(base, ts->root) != 0)
+		av_pushf(a, "-ffile-prefix-map=/proc/self/cwd=%s", ts->within);
+}
+
+/* Observed units: the profile, the unit's own observed flags, then the user's; -g -fPIC; the copy's paths shown as the tree's. */
+static void push_observed(struct argv_buf *a, const struct build_result *res, const struct flag_list *unit,
+                          const struct tree_scan *ts, const char *copy, int shim)
+{
+	for (int i = 0; i < res->nprofile; i++)
+		av_push(a, res->flags.v[i].flag);
+	for (int i = 0; i < unit->n; i++)
+		av_push(a, unit->v[i].flag);
+	for (int i = res->nprofile; i < res->flags.n; i++)
+		av_push(a, res->flags.v[i].flag);
+	av_push(a, "-g");
+	av_push(a, "-fPIC");
+	for (int i = 0; build_downgrades[i]; i++)
+		av_push(a, build_downgrades[i]);
+	if (shim) {
+		av_pushf(a, "-I%s", copy);
+		for (int i = 0; i < ts->nincdirs; i++)
+			if (strcmp(ts->incdirs[i], ".") != 0)
+				av_pushf(a, "-I%s/%s", copy, ts->incdirs[i]);
+	}
+	av_pushf(a, "-ffile-prefix-map=%s=%s", copy, ts->root);
+}
+
+/* s with the prefix `from` replaced by `to` (the scratch copy shown as the tree). */
+static json_t *json_path_as(const char *s, const char *from, const char *to)
+{
+	const char *hit = strstr(s, from);
+	if (!hit)
+		return json_string(s);
+	char buf[PATH_MAX * 2];
+	snprintf(buf, sizeof buf, "%.*s%s%s", (int)(hit - s), s, to, hit + strlen(from));
+	return json_string(buf);
+}
+
+static void ccdb_add(json_t *db, const struct argv_buf *cmd, const char *cwd, const char *src, const char *copy,
+                     const char *tree)
+{
+	json_t *args = json_array();
+	for (int i = 0; i < cmd->n; i++)
+		json_array_append_new(args, strncmp(cmd->v[i], "-ffile-prefix-map=", 18) == 0 ? json_string(cmd->v[i])
+		                                                                         : json_path_as(cmd->v[i], copy, tree));
+	json_array_append_new(db, json_pack("{s:o, s:o, s:o}", "directory", json_path_as(cwd, copy, tree), "file",
+	                                    json_path_as(src, copy, tree), "arguments", args));
+}
+
+/* compile_commands.json for editors (clangd): where the build options say, else beside the library. */
+static int write_ccdb(const struct build_options *opt, json_t *db, struct build_result *res, pq_error *err)
+{
+	char path[PATH_MAX];
+	if (opt->compile_commands) {
+		str_copy(path, sizeof path, opt->compile_commands);
+	} else {
+		char dir[PATH_MAX];
+		str_copy(dir, sizeof dir, opt->out_path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(path, sizeof path, "%s/compile_commands.json", slash ? dir : ".");
+	}
+	char *text = json_dumps(db, JSON_INDENT(2));
+	if (!text)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	char dir[PATH_MAX];
+	str_copy(dir, sizeof dir, path);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		make_dirs(dir, NULL);
+	}
+	int r = atomic_write(path, text, strlen(text), err);
+	free(text);
+	if (r == 0)
+		str_copy(res->compile_commands, sizeof res->compile_commands, path);
+	return r;
+}
+
+/* The Debian package that ships a library the link could not find. */
+static const char *library_package(const char *name)
+{
+	static const struct { const char *lib, *pkg; } known[] = {
+		{ "gmp", "libgmp-dev" }, { "crypto", "libssl-dev" }, { "ssl", "libssl-dev" }, { "m", "libc6-dev" },
+		{ "ntl", "libntl-dev" }, { "flint", "libflint-dev" }, { "mpfr", "libmpfr-dev" }, { "sodium", "libsodium-dev" },
+		{ "gf2x", "libgf2x-dev" }, { "z", "zlib1g-dev" }, { "keccak", "libxkcp-dev" }, { "m4ri", "libm4ri-dev" },
+		{ "pari", "libpari-dev" }, { "fplll", "libfplll-dev" }, { "gomp", "libgcc-12-dev" },
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(name, known[i].lib) == 0)
+			return known[i].pkg;
+	return NULL;
+}
+
+/* A link that could not find -lNAME: say which library and which package has it. */
+static void explain_missing_library(struct build_result *res, pq_error *err)
+{
+	const char *hit = strstr(err->msg, "cannot find -l");
+	if (!hit)
+		return;
+	char name[64];
+	if (sscanf(hit + 14, "%63[A-Za-z0-9_+.-]", name) != 1)
+		return;
+	size_t n = strlen(name);
+	while (n > 0 && (name[n - 1] == '.' || name[n - 1] == ':'))
+		name[--n] = '\0';
+	const char *pkg = library_package(name);
+	char msg[sizeof err->msg];
+	snprintf(msg, sizeof msg, "external library missing: -l%s, which the submitter's build links, is not installed%s%s%s; %s",
+	         name, pkg ? " (install the Debian package " : "", pkg ? pkg : "", pkg ? ")" : "", err->msg);
+	str_copy(err->msg, sizeof err->msg, msg);
+	snprintf(res->verdict, sizeof res->verdict, "external library missing: -l%.30s", name);
+}
+
+/*
+ * The global objects the left-out KAT driver defines (besides
+ * drng_algorithm, which the shim defines with its type), as weak byte
+ * arrays of the same size in a generated source: tree code that declares
+ * them extern links, and a definition in the tree wins.  Returns how many.
+ */
+static int write_weak_objects(const char *obj, const char *tmpdir, char *out, size_t len)
+{
+	int fd = open(obj, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	int n = 0;
+	FILE *f = NULL;
+	Elf_Scn *scn = NULL;
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+			    GELF_ST_BIND(sym.st_info) != STB_GLOBAL || sym.st_shndx == SHN_UNDEF || sym.st_size == 0)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || strcmp(name, "drng_algorithm") == 0)
+				continue;
+			if (!f) {
+				snprintf(out, len, "%s/pqprof_weak.c", tmpdir);
+				f = fopen(out, "w");
+				if (!f)
+					break;
+				fputs("/* Generated by pqprof build: what the left-out KAT driver defines, weakly. */\n", f);
+			}
+			fprintf(f, "__attribute__((weak, aligned(16))) unsigned char %s[%llu];\n", name,
+			        (unsigned long long)sym.st_size);
+			n++;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	if (f && fclose(f) != 0)
+		n = 0;
+	if (n == 0)
+		out[0] = '\0';
+	return n;
+}
+
+/*
+ * The compile stage: a temporary directory for objects, the compilers'
+ * limits and uid, the notes on what is compiled, the shim, and one
+ * contained compiler per unit (`jobs` at a time).
+ */
+int stage_compile(struct build_ctx *b, pq_error *err)
+{
+	const struct build_options *opt = b->opt;
+	struct build_result *res = b->res;
+	struct tree_scan *ts = &res->ts;
+	const struct plan_instance *pi = b->pi;
+	snprintf(b->tmpdir, sizeof b->tmpdir, "/tmp/pqprof-build.XXXXXX");
+	if (!mkdtemp(b->tmpdir)) {
+		b->tmpdir[0] = '\0';
+		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary build directory");
+	}
+	contain_share_dir(b->tmpdir); /* compilers write their objects here */
+	interrupt_track_tmp(b->tmpdir, 1);
+	b->lim = (struct cc_limits){ .timeout_s = opt->cc_timeout_s > 0 ? opt->cc_timeout_s : CC_DEFAULT_TIMEOUT_S,
+	                         .as_limit = opt->cc_as_limit ? opt->cc_as_limit : CC_DEFAULT_AS_LIMIT };
+	const char *mem_env = getenv("PQPROF_CC_MEMORY_MB");
+	if (!opt->cc_as_limit && mem_env && atoll(mem_env) > 0)
+		b->lim.as_limit = (unsigned long long)atoll(mem_env) << 20;
+	{
+		/* Compile as the unprivileged user when it can read the tree (it always can read the build directory). */
+		const char *probe = ts->root;
+		char first[PATH_MAX];
+		for (int i = 0; i < ts->nfiles; i++)
+			if (ts->files[i].keep) {
+				snprintf(first, sizeof first, "%s/%s", ts->root, ts->files[i].rel);
+				probe = first;
+				break;
+			}
+		b->lim.as_user = contain_caps()->drop_uid;
+		/*
+		 * A tree below a private directory (mode 0700 on the way) is
+		 * reached from a working directory entered before the uid change.
+		 * A tree that is itself private to the caller is compiled with the
+		 * caller's uid (still in the namespaces, under the limits); the
+		 * tree scan has already refused includes that leave it.
+		 */
+		if (b->lim.as_user && !contain_job_can_read(probe)) {
+			struct stat wsb, psb;
+			if (stat(ts->within, &wsb) == 0 && (wsb.st_mode & 0005) == 0005 && stat(probe, &psb) == 0 &&
+			    (psb.st_mode & 0004))
+				b->lim.workdir = ts->within;
+			else
+				b->lim.as_user = 0;
+		}
+	}
+	if (pi) {
+		/* The observed build's copy holds what its build generated; it is readable by the compilers' uid. */
+		snprintf(b->base, sizeof b->base, "%s", b->plan->copy);
+		b->lim.workdir = NULL;
+		b->lim.as_user = contain_caps()->drop_uid;
+	} else if (b->lim.workdir) {
+		snprintf(b->base, sizeof b->base, "/proc/self/cwd%s", ts->root + strlen(ts->within));
+	} else {
+		snprintf(b->base, sizeof b->base, "%s", ts->root);
+	}
+	compiler_version(b->cc, res->compiler, sizeof res->compiler, b->tmpdir, &b->lim);
+
+	const char *tmpdir = b->tmpdir;
+	build_note(res, "containment: compilers %s; limits %.0f s and %llu MiB per compiler process",
+	           contain_caps()->summary, b->lim.timeout_s, b->lim.as_limit >> 20);
+	if (b->lim.workdir)
+		build_note(res, "containment: the tree is below a private directory: compilers reach it from %s", ts->within);
+	else if (contain_caps()->drop_uid && !b->lim.as_user)
+		build_note(res, "containment: the tree is readable only by the caller: compilers keep the caller's uid");
+	if (pi) {
+		for (int i = 0; i < pi->nunits; i++)
+			build_note(res, "kept: %s (as the build compiled it%s)", pi->units[i].rel,
+			           b->unit_flags[i].n ? ", with its own flags" : "");
+		build_note(res, "left out: %s: the KAT driver (the harness drives the instance)", pi->driver);
+		for (int i = 0; i < pi->nlibs; i++)
+			build_note(res, "linked: %s <- observed: link of %s", pi->libs[i], pi->program);
+	} else {
+		build_note(res, "plan: the tree's build files were read, not run: %s", res->plan_how);
+		for (int i = 0; i < ts->nfiles; i++) {
+			const struct tree_file *f = &ts->files[i];
+			if (f->keep)
+				build_note(res, "kept: %s", f->rel);
+			else
+				build_note(res, "left out: %s: %s", f->rel, f->reason);
+		}
+	}
+	if (ts->api == TREE_API_NGCC && ts->drng_header[0])
+		build_note(res, "shim: declares drng_algorithm and defines it weakly (the left-out KAT driver defines it; "
+		           "a definition in the tree wins)");
+	if (ts->api == TREE_API_NGCC && !(ts->drng_header[0] && ts->has_init_random_number))
+		build_note(res, "shim: no drng.h/init_random_number in the tree: the harness cannot seed this instance");
+	if (ts->api == TREE_API_NIST)
+		build_note(res, "shim: defines randombytes(), fed by the harness's AES-256 CTR_DRBG");
+
+	/* Shim and the ABI header it includes. */
+	char shim_path[PATH_MAX], abi_path[PATH_MAX];
+	snprintf(shim_path, sizeof shim_path, "%s/pqprof_shim.c", tmpdir);
+	snprintf(abi_path, sizeof abi_path, "%s/pqprof_abi.h", tmpdir);
+	struct shim_meta meta = {
+		.compiler = res->compiler, .profile = b->prof->name, .cflags = res->cflags,
+		.notes = res->notes, .fallback_name = build_base_name(ts->root),
+		.driver_includes = pi && ts->api == TREE_API_NIST ? pi->includes : NULL,
+		.ndriver_includes = pi && ts->api == TREE_API_NIST ? pi->nincludes : 0,
+	};
+	int r = atomic_write(abi_path, pq_abi_header_text, strlen(pq_abi_header_text), err);
+	FILE *sf = r == 0 ? fopen(shim_path, "w") : NULL;
+	if (r == 0 && !sf)
+		r = pq_fail_errno(err, PQ_EIO, "%s", shim_path);
+	if (sf) {
+		r = shim_write(sf, ts, &meta, err);
+		if (fclose(sf) != 0 && r == 0)
+			r = pq_fail_errno(err, PQ_EIO, "%s", shim_path);
+	}
+
+	/* One compile command per unit, the shim (and the driver's weak objects) last. */
+	char weak_path[PATH_MAX] = "";
+	if (r == 0 && pi && pi->driver_obj[0] && write_weak_objects(pi->driver_obj, tmpdir, weak_path, sizeof weak_path) > 0)
+		build_note(res, "shim: the objects %s defines are defined weakly too (%s)", pi->driver, weak_path);
+	int total = pi ? pi->nunits : ts->nfiles;
+	int nunits = 2;
+	for (int i = 0; i < total; i++)
+		nunits += pi ? 1 : ts->files[i].keep;
+	struct argv_buf *cmds = calloc((size_t)nunits, sizeof *cmds);
+	char **logs = calloc((size_t)nunits, sizeof *logs);
+	const char **names = calloc((size_t)nunits, sizeof *names);
+	if (!cmds || !logs || !names)
+		r = pq_fail(err, PQ_ENOMEM, "out of memory");
+	b->ccdb = json_array();
+	int u = 0;
+	for (int i = 0; i <= total + 1 && r == 0; i++) {
+		int shim = i == total, weak = i == total + 1;
+		if (weak && !weak_path[0])
+			continue;
+		if (!shim && !weak && !pi && !ts->files[i].keep)
+			continue;
+		char src[PATH_MAX], obj[PATH_MAX], log[PATH_MAX];
+		r = shim ? path_fmt(src, sizeof src, err, "%s", shim_path)
+		    : weak ? path_fmt(src, sizeof src, err, "%s", weak_path)
+		    : pi ? path_fmt(src, sizeof src, err, "%s", pi->units[i].src)
+		         : path_fmt(src, sizeof src, err, "%s/%s", b->base, ts->files[i].rel);
+		if (r < 0)
+			break;
+		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
+		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
+		av_push(&cmds[u], b->cc);
+		if (pi)
+			push_observed(&cmds[u], res, shim || weak ? &b->unit_flags[pi->nunits] : &b->unit_flags[i], ts, b->base,
+			              shim);
+		else
+			push_common(&cmds[u], &res->flags, ts, b->base);
+		if (shim)
+			av_pushf(&cmds[u], "-I%s", tmpdir);
+		av_push(&cmds[u], "-c");
+		av_push(&cmds[u], src);
+		av_push(&cmds[u], "-o");
+		av_push(&cmds[u], obj);
+		logs[u] = strdup(log);
+		names[u] = shim ? "generated shim" : weak ? "generated weak objects" : pi ? pi->units[i].rel : ts->files[i].rel;
+		if (!shim && !weak)
+			ccdb_add(b->ccdb, &cmds[u], pi ? pi->units[i].cwd : ts->root, src, b->base, ts->root);
+		av_push(&b->objects, obj);
+		u++;
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = opt->jobs > 0 ? opt->jobs : (ncpu > 0 ? (int)ncpu : 1);
+	if (r == 0)
+		r = run_units(cmds, logs, names, u, jobs, "compilation", &b->lim, b->base, tmpdir, err);
+	for (int i = 0; cmds && logs && i < nunits; i++) {
+		av_free(&cmds[i]);
+		free(logs[i]);
+	}
+	free(cmds);
+	free(logs);
+	free(names);
+	return r;
+}
+
+/*
+ * The link stage: one shared library from the objects, with the
+ * libraries the submitter's link took (-lgmp) and unresolved symbols an
+ * error here rather than at load time; linked in the temporary directory
+ * (the compilers' uid may not write beside the target), copied beside the
+ * target and renamed, so a failed build leaves no half library.
+ */
+int stage_link(struct build_ctx *b, pq_error *err)
+{
+	const struct build_options *opt = b->opt;
+	struct build_result *res = b->res;
+	const struct plan_instance *pi = b->pi;
+	struct argv_buf link = { 0 };
+	av_push(&link, b->cc);
+	/* Code generation flags matter at link time too (-flto, -m...); -D, -U, -I and -std do not. */
+	for (int i = 0; i < res->flags.n; i++) {
+		const char *f = res->flags.v[i].flag;
+		if (strncmp(f, "-D", 2) != 0 && strncmp(f, "-U", 2) != 0 && strncmp(f, "-I", 2) != 0 &&
+		    strncmp(f, "-std=", 5) != 0)
+			av_push(&link, f);
+	}
+	for (int i = 0; pi && i < pi->link_flags.n; i++)
+		av_push(&link, pi->link_flags.v[i].flag);
+	av_push(&link, "-g");
+	av_push(&link, "-shared");
+	char tmp_out[PATH_MAX] = "", linked[PATH_MAX] = "";
+	int r = path_fmt(tmp_out, sizeof tmp_out, err, "%s.tmp.%ld", opt->out_path, (long)getpid());
+	if (r == 0)
+		r = path_fmt(linked, sizeof linked, err, "%s/instance.so", b->tmpdir);
+	if (r == 0)
+		interrupt_track_tmp(tmp_out, 0);
+	av_push(&link, "-o");
+	av_push(&link, linked);
+	for (int i = 0; i < b->objects.n; i++)
+		av_push(&link, b->objects.v[i]);
+	if (r == 0) {
+		char **lw = NULL;
+		int ln = 0;
+		split_words(opt->ldflags, &lw, &ln);
+		/* Unresolved symbols are a build error here, not a load error later. */
+		av_push(&link, "-Wl,-z,defs");
+		for (int i = 0; i < ln; i++)
+			av_push(&link, lw[i]);
+		for (int i = 0; pi && i < pi->nlibs; i++)
+			av_push(&link, pi->libs[i]);
+		av_push(&link, "-lm");
+		free_words(lw, ln);
+		if (ln > 0)
+			build_note(res, "containment: linked as the calling user (libraries from --ldflags)");
+		char log[PATH_MAX];
+		snprintf(log, sizeof log, "%s/link.log", b->tmpdir);
+		char *logp = log;
+		const char *lname = opt->out_path;
+		/*
+		 * Libraries named with --ldflags are the user's own and may sit in
+		 * directories only the user can read: then the link (contained,
+		 * limited, reading only objects and those libraries) keeps the
+		 * caller's uid.
+		 */
+		struct cc_limits link_lim = b->lim;
+		if (ln > 0)
+			link_lim.as_user = 0;
+		r = run_units(&link, &logp, &lname, 1, 1, "linking", &link_lim, b->base, b->tmpdir, err);
+		if (r < 0)
+			explain_missing_library(res, err);
+		if (r == 0)
+			r = copy_file(linked, tmp_out, err);
+		if (r == 0 && rename(tmp_out, opt->out_path) != 0)
+			r = pq_fail_errno(err, PQ_EIO, "%s: cannot move the library into place", opt->out_path);
+		if (r < 0)
+			unlink(tmp_out);
+	}
+	interrupt_untrack_tmp(tmp_out);
+	av_free(&link);
+	if (r == 0)
+		r = write_ccdb(opt, b->ccdb, res, err);
+	return r;
+}
+
+void stage_cleanup(struct build_ctx *b)
+{
+	for (int i = 0; b->unit_flags && b->pi && i <= b->pi->nunits; i++)
+		flag_list_free(&b->unit_flags[i]);
+	free(b->unit_flags);
+	b->unit_flags = NULL;
+	av_free(&b->objects);
+	json_decref(b->ccdb);
+	b->ccdb = NULL;
+	if (b->tmpdir[0]) {
+		remove_dir_files(b->tmpdir);
+		rmdir(b->tmpdir);
+		interrupt_untrack_tmp(b->tmpdir);
+		b->tmpdir[0] = '\0';
+	}
+}
