@@ -319,7 +319,12 @@ static void kat_explanation(const struct rs_instance *in, char *buf, size_t len)
 	double rec = jp_num(in->kat, "outcome.record", -1);
 	const char *field = jp_str(in->kat, "outcome.field", "");
 	if (rec >= 0 && k < len)
-		snprintf(buf + k, len - k, " First difference: record %.0f%s%s.", rec, field[0] ? ", field " : "", field);
+		k += (size_t)snprintf(buf + k, len - k, " First difference: record %.0f%s%s.", rec,
+		                      field[0] ? ", field " : "", field);
+	/* The whole difference, when the file was at hand (kat/kat_forensics.h). */
+	const char *why = jp_str(in->kat, "forensics.text", "");
+	if (why[0] && k < len)
+		snprintf(buf + k, len - k, " %s", why);
 }
 
 static void section_kat(const struct record_set *rs, rdoc *d)
