@@ -971,6 +971,7 @@ static void bench_all(struct campaign *c, json_t *env)
 				.trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
 				.target_s = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0),
 				.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
+				.op_budget_s = c->o->op_budget_s,
 				.command = c->o->command, .instance = desc[k], .environment = env,
 			};
 			profiles[m] = c->units[k].profile;

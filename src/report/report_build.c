@@ -461,6 +461,23 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 	          "the median and the minimum of the per-call values; the mean is kept, but slow spells of the "
 	          "machine pull it; ops/s is one over the median time.",
 	          isfinite(mlen) ? mlen : 64.0);
+	/* Operations of seconds under a per-operation budget: their n is what the budget allowed. */
+	double budget = NAN;
+	int limited = 0;
+	for (size_t i = 0; i < rs->ninst; i++)
+		for (int k = 0; k < rs->inst[i].nops; k++) {
+			const json_t *b = rs->inst[i].ops[k].bench;
+			double ob = jp_num(b, "calibration.op_budget_s", NAN);
+			if (isfinite(ob) && (!isfinite(budget) || ob > budget))
+				budget = ob;
+			limited += json_is_true(jp(b, "calibration.budget_limited"));
+		}
+	if (isfinite(budget))
+		rdoc_para(d, "Each operation had a budget of %g s for all its trials; iterations per trial follow the "
+		          "length of one call, so an operation of seconds gets fewer of them (the reference harness "
+		          "ran 5 × 8 calls of a 21 s keygen). %d operation%s reached fewer than the usual 100 calls; "
+		          "their n column is what the budget allowed.",
+		          budget, limited, limited == 1 ? "" : "s");
 	rdoc_para(d, "Contended trials: a trial is flagged when its CPU time was under 0.90 of its wall time, when it "
 	          "was preempted more than 10 times per second (at least twice), or when the hypervisor stole time "
 	          "from its CPU; the column gives how many trials were flagged and how the median changes when they "
