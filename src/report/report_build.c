@@ -592,6 +592,41 @@ static void section_memory(const struct record_set *rs, rdoc *d)
 
 /* ---------------- section 6 ---------------- */
 
+/*
+ * Which tables make a large static image: per instance whose read-only
+ * data is a megabyte or more, its largest .rodata objects by symbol (the
+ * sizes record keeps the largest symbols of the library).
+ */
+#define RODATA_NAMED_MIN (1u << 20)
+static void rodata_tables(const struct record_set *rs, rdoc *d)
+{
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		double ro = jp_num(in->sizes, "elf.sections.rodata", NAN);
+		if (!(ro >= RODATA_NAMED_MIN))
+			continue;
+		char list[1024];
+		size_t k = 0;
+		int shown = 0;
+		size_t j;
+		json_t *sym;
+		list[0] = '\0';
+		json_array_foreach(jp(in->sizes, "elf.top_symbols"), j, sym) {
+			const char *kind = json_string_value(json_object_get(sym, "kind"));
+			const char *name = json_string_value(json_object_get(sym, "name"));
+			double sz = json_number_value(json_object_get(sym, "size"));
+			if (!kind || !name || strcmp(kind, "rodata") != 0 || shown == 3 || k >= sizeof list)
+				continue;
+			k += (size_t)snprintf(list + k, sizeof list - k, "%s%s %.0f bytes (%.1f%%)", shown ? ", " : "", name, sz,
+			                      100.0 * sz / ro);
+			shown++;
+		}
+		rdoc_item(d, "%s: %.0f bytes of read-only data (.rodata) in a static image of %.0f bytes; largest "
+		          "tables: %s.", row_name(in), ro, jp_num(in->sizes, "elf.image_memsz", NAN),
+		          shown ? list : "none named (no symbol table)");
+	}
+}
+
 static void section_sizes(const struct record_set *rs, rdoc *d)
 {
 	rdoc_heading(d, 2, "sizes", "6. Transmission and storage overhead");
@@ -636,6 +671,7 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 		}
 		rd_row(d, t, cells, 1u);
 	}
+	rodata_tables(rs, d);
 	int audits = 0, have = 0;
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
