@@ -575,6 +575,42 @@ START_TEST(test_forensics_splice)
 }
 END_TEST
 
+/* NIST flavour: lengths come from the bytes (sk) and from smlen - mlen (signatures). */
+START_TEST(test_forensics_nist)
+{
+	struct kat_file exp, prod;
+	kat_file_init(&exp, KAT_NIST_SIG, NULL);
+	kat_file_init(&prod, KAT_NIST_SIG, NULL);
+	uint8_t b[64] = { 7 };
+	for (int f = 0; f < 2; f++)
+		for (size_t i = 0; i < 4; i++) {
+			struct kat_record *r = kat_file_add_record(f ? &exp : &prod);
+			size_t sk = f && (i == 1 || i == 2) ? 50 : 40;
+			kat_record_add_int(r, "count", i);
+			kat_record_add_bytes(r, "seed", b, 48);
+			kat_record_add_int(r, "mlen", 4);
+			kat_record_add_bytes(r, "msg", b, 4);
+			kat_record_add_bytes(r, "pk", b, 16);
+			kat_record_add_bytes(r, "sk", b, sk);
+			kat_record_add_int(r, "smlen", 24);
+			kat_record_add_bytes(r, "sm", b, 24);
+		}
+	struct kat_instance_sizes self = { .name = "N3", .pk = 16, .sk = 40, .sig = 20 };
+	struct kat_instance_sizes sib = { .name = "N2", .pk = 16, .sk = 50, .sig = 20 };
+	json_t *j = NULL;
+	pq_error err = { 0 };
+	ck_assert_int_eq(kat_forensics(&exp, &prod, "PQCsignKAT_40.rsp", &self, &sib, 1, &j, &err), 0);
+	const char *t = json_string_value(json_object_get(j, "text"));
+	ck_assert_ptr_nonnull(strstr(t, "records 1, 2 (2 of 4) differ; records 0, 3 match."));
+	ck_assert_ptr_nonnull(strstr(t, "sk in 2 records (expected 50; this instance declares 40)"));
+	ck_assert_ptr_nonnull(strstr(t, "Records 1, 2 are N2 records (sk 50, this instance declares 40)"));
+	ck_assert_ptr_nonnull(strstr(t, "public keys and signatures agree"));
+	json_decref(j);
+	kat_file_free(&exp);
+	kat_file_free(&prod);
+}
+END_TEST
+
 START_TEST(test_write_atomic)
 {
 	struct kat_file a, b;
@@ -1384,6 +1420,7 @@ static Suite *kat_suite(void)
 	tcase_add_test(file, test_compare);
 	tcase_add_test(file, test_forensics_ranges);
 	tcase_add_test(file, test_forensics_splice);
+	tcase_add_test(file, test_forensics_nist);
 	tcase_add_test(file, test_write_atomic);
 	suite_add_tcase(s, file);
 

@@ -241,8 +241,11 @@ int kat_forensics(const struct kat_file *exp, const struct kat_file *prod, const
 			if (!s)
 				continue;
 			s->records++;
-			if (ef->kind == KAT_VALUE_INT && strstr(ef->name, "_Len"))
-				add_len(s, ef->num);
+			/* The length the file gives this field's item (its _Len line, or its bytes). */
+			uint64_t len;
+			const char *lname;
+			if (r != R_NONE && role_len(er, r, &len, &lname))
+				add_len(s, len);
 		}
 		if (same)
 			match[nm++] = (long)i;
