@@ -42,6 +42,14 @@ int kat_forensics(const struct kat_file *expected, const struct kat_file *produc
                   const struct kat_instance_sizes *siblings, size_t nsib, json_t **out, pq_error *err);
 
 /*
+ * 1 when the records of expected that differ from produced carry lengths
+ * that are sibling's declared sizes (and not all self's): worth replaying
+ * the sibling to see whether they are its own vectors.  0 otherwise.
+ */
+int kat_forensics_lengths_fit(const struct kat_file *expected, const struct kat_file *produced,
+                              const struct kat_instance_sizes *self, const struct kat_instance_sizes *sibling);
+
+/*
  * "2–7", "0, 1, 8, 9": a sorted list of record numbers as ranges (runs of
  * three or more joined with an en dash).  Returns buf.
  */
