@@ -52,9 +52,6 @@ int cmd_kat(int argc, char **argv)
 	if ((vectors && contain_check_input(vectors, "--vectors", &err) < 0) ||
 	    (manifest && contain_check_input(manifest, "--manifest", &err) < 0))
 		return cmd_fail("kat", &err);
-	const char **sib = calloc((size_t)siblings.n + 1, sizeof *sib);
-	for (int i = 0; sib && i < siblings.n; i++)
-		sib[i] = siblings.items[i];
 	json_t *desc = NULL;
 	pq_error derr = { 0 };
 	instance_describe(pos[0], &desc, &derr);  /* a load failure becomes LOADFAIL below */
@@ -74,6 +71,9 @@ int cmd_kat(int argc, char **argv)
 			return cmd_fail("kat", &err);
 		}
 	}
+	const char **sib = calloc((size_t)siblings.n + 1, sizeof *sib);
+	for (int i = 0; sib && i < siblings.n; i++)
+		sib[i] = siblings.items[i];
 	struct kat_gate_opts o = {
 		.lib = pos[0], .vectors = vectors, .manifest = manifest, .search_tree = !no_search,
 		.records = records, .timeout_s = timeout, .emit = emit, .log_path = log[0] ? log : NULL,

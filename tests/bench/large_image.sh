@@ -4,7 +4,7 @@
 # fixture's build step generates a read-only table of PQPROF_BENCH_MIB MiB
 # (default 64) into .rodata (tests/fixtures/large-image/gen_table.sh; the
 # generated source is never committed); then, on the library built from
-# it, this prints the wall time of build, KAT, sizes, profile (sign) and
+# it, this prints the wall time of build, KAT, sizes, mem, profile (sign) and
 # `pqprof report` on the trace (median of PQPROF_BENCH_REPEATS, default
 # 5: the report's start must stay well under a second, symbols read
 # lazily, tables never read whole), and the image and section sizes.
@@ -41,6 +41,8 @@ timed "kat" "$PQPROF" kat "$work/big.so" --records-dir ""
 grep "^RESULT" "$work/last.out"
 timed "sizes" "$PQPROF" sizes "$work/big.so" --records ""
 grep -E "^static ELF image|^  rodata|toy_big_table" "$work/last.out"
+timed "mem sign" "$PQPROF" mem "$work/big.so" --op sign --records ""
+grep -E "^Toy" "$work/last.out"
 timed "profile sign" "$PQPROF" profile "$work/big.so" -o "$work/big.pqt" --op sign --min-samples 1000 --no-counts -q
 : > "$work/times"
 i=0
