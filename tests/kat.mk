@@ -9,3 +9,7 @@ EXTRA_DIST += \
 	tests/data/kat/KAT_SIG_Toy-1.txt \
 	tests/data/kat/PQCsignKAT_truncated.rsp \
 	tests/data/kat/kat.sha256
+
+# A MISMATCH explained record by record (a spliced two-level file).
+TESTS += tests/e2e/kat_forensics.sh
+EXTRA_DIST += tests/e2e/kat_forensics.sh

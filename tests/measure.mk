@@ -11,3 +11,12 @@ tests_bench_counter_overhead_SOURCES = tests/bench/counter_overhead.c
 tests_bench_counter_overhead_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
 tests_bench_counter_overhead_LDADD = libpqprof.a $(DEP_LIBS)
 CLEANFILES += tests/bench/counter_overhead$(EXEEXT)
+
+# Operations of seconds: --op-budget, the n reached, the report's n column.
+TESTS += tests/e2e/op_budget.sh
+EXTRA_DIST += tests/e2e/op_budget.sh
+
+# Large images: a generated read-only table named in sizes and the report
+# (16 MiB here; tests/bench/large_image.sh times the 64 MiB case).
+TESTS += tests/e2e/large_image.sh
+EXTRA_DIST += tests/e2e/large_image.sh

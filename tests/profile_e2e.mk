@@ -21,3 +21,14 @@ TESTS += tests/test_analysis
 tests_test_analysis_SOURCES = tests/test_analysis.c
 tests_test_analysis_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
 tests_test_analysis_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
+
+# pprof export: the in-tree SPHINCS+ profiled, exported as pprof and read
+# back by an independent protobuf-c reader (and by go tool pprof when
+# installed); the top functions must be the report's.
+check_PROGRAMS += tests/pprof_top
+tests_pprof_top_SOURCES = tests/pprof_top.c
+nodist_tests_pprof_top_SOURCES = src/profile/pprof_profile.pb-c.c
+tests_pprof_top_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
+tests_pprof_top_LDADD = $(PROTOBUF_C_LIBS)
+TESTS += tests/e2e/pprof_export.sh
+EXTRA_DIST += tests/e2e/pprof_export.sh

@@ -19,6 +19,7 @@
 #include "kat/ctr_drbg.h"
 #include "kat/kat_engine.h"
 #include "kat/kat_file.h"
+#include "kat/kat_forensics.h"
 #include "kat/kat_verdict.h"
 #include "kat/manifest.h"
 #include "kat/sm3_drng.h"
@@ -512,6 +513,101 @@ START_TEST(test_compare)
 	ck_assert_int_eq(kat_compare(&a, &b, &noname, &d), 1);
 	kat_file_free(&a);
 	kat_file_free(&b);
+}
+END_TEST
+
+/* ---- kat_forensics ---------------------------------------------------------------- */
+
+START_TEST(test_forensics_ranges)
+{
+	char buf[128];
+	const long a[] = { 0, 1, 2, 3, 5, 7, 8, 9 };
+	ck_assert_str_eq(kat_forensics_ranges(a, 8, buf, sizeof buf), "0\u20133, 5, 7\u20139");
+	const long b[] = { 0, 1, 8, 9 };
+	ck_assert_str_eq(kat_forensics_ranges(b, 4, buf, sizeof buf), "0, 1, 8, 9");
+	ck_assert_str_eq(kat_forensics_ranges(b, 0, buf, sizeof buf), "");
+}
+END_TEST
+
+/* Records 2-7 of the expected file carry a sibling's longer signatures; keys agree. */
+START_TEST(test_forensics_splice)
+{
+	struct kat_file exp, prod;
+	build_sig_file(&exp, 10);
+	build_sig_file(&prod, 10);
+	uint8_t sig[24] = { 1 };
+	for (size_t i = 2; i <= 7; i++) {
+		struct kat_record *r = &exp.records[i];
+		field_mut(&exp, i, "Sn_Len")->num = 24;
+		struct kat_field *f = field_mut(&exp, i, "Sn");
+		free(f->bytes);
+		f->bytes = malloc(24);
+		memcpy(f->bytes, sig, 24);
+		f->len = 24;
+		(void)r;
+	}
+	struct kat_instance_sizes self = { .name = "L1", .pk = 32, .sk = 40, .sig = 16 };
+	struct kat_instance_sizes sib[] = { { .name = "L0", .pk = 32, .sk = 40, .sig = 8 },
+	                                    { .name = "L2", .pk = 32, .sk = 40, .sig = 24 } };
+	json_t *j = NULL;
+	pq_error err = { 0 };
+	ck_assert_int_eq(kat_forensics(&exp, &prod, "dir/KAT_SIG_L1.txt", &self, sib, 2, &j, &err), 0);
+	const char *t = json_string_value(json_object_get(j, "text"));
+	ck_assert_ptr_nonnull(strstr(t, "KAT_SIG_L1.txt: records 2\u20137 (6 of 10) differ; records 0, 1, 8, 9 match."));
+	ck_assert_ptr_nonnull(strstr(t, "Sn_Len in 6 records (expected 24; this instance declares 16)"));
+	ck_assert_ptr_nonnull(strstr(t, "Records 2\u20137 are L2 records (Sn_Len 24, this instance declares 16)"));
+	ck_assert_ptr_nonnull(strstr(t, "public keys and secret keys agree"));
+	ck_assert_ptr_nonnull(strstr(t, "seeds follow the harness's seed sequence"));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "sibling"), "name")), "L2");
+	ck_assert_int_eq((int)json_array_size(json_object_get(j, "differ")), 6);
+	json_decref(j);
+
+	/* Other seeds are named as such; no sibling fits sizes it does not declare. */
+	field_mut(&exp, 9, "Seed")->bytes[0] ^= 1;
+	ck_assert_int_eq(kat_forensics(&exp, &prod, NULL, &self, sib, 1, &j, &err), 0);
+	t = json_string_value(json_object_get(j, "text"));
+	ck_assert_ptr_nonnull(strstr(t, "seeds of record 9 do not follow"));
+	ck_assert_ptr_null(strstr(t, "mixes two parameter sets"));
+	ck_assert(json_is_null(json_object_get(j, "sibling")));
+	json_decref(j);
+	kat_file_free(&exp);
+	kat_file_free(&prod);
+}
+END_TEST
+
+/* NIST flavour: lengths come from the bytes (sk) and from smlen - mlen (signatures). */
+START_TEST(test_forensics_nist)
+{
+	struct kat_file exp, prod;
+	kat_file_init(&exp, KAT_NIST_SIG, NULL);
+	kat_file_init(&prod, KAT_NIST_SIG, NULL);
+	uint8_t b[64] = { 7 };
+	for (int f = 0; f < 2; f++)
+		for (size_t i = 0; i < 4; i++) {
+			struct kat_record *r = kat_file_add_record(f ? &exp : &prod);
+			size_t sk = f && (i == 1 || i == 2) ? 50 : 40;
+			kat_record_add_int(r, "count", i);
+			kat_record_add_bytes(r, "seed", b, 48);
+			kat_record_add_int(r, "mlen", 4);
+			kat_record_add_bytes(r, "msg", b, 4);
+			kat_record_add_bytes(r, "pk", b, 16);
+			kat_record_add_bytes(r, "sk", b, sk);
+			kat_record_add_int(r, "smlen", 24);
+			kat_record_add_bytes(r, "sm", b, 24);
+		}
+	struct kat_instance_sizes self = { .name = "N3", .pk = 16, .sk = 40, .sig = 20 };
+	struct kat_instance_sizes sib = { .name = "N2", .pk = 16, .sk = 50, .sig = 20 };
+	json_t *j = NULL;
+	pq_error err = { 0 };
+	ck_assert_int_eq(kat_forensics(&exp, &prod, "PQCsignKAT_40.rsp", &self, &sib, 1, &j, &err), 0);
+	const char *t = json_string_value(json_object_get(j, "text"));
+	ck_assert_ptr_nonnull(strstr(t, "records 1, 2 (2 of 4) differ; records 0, 3 match."));
+	ck_assert_ptr_nonnull(strstr(t, "sk in 2 records (expected 50; this instance declares 40)"));
+	ck_assert_ptr_nonnull(strstr(t, "Records 1, 2 are N2 records (sk 50, this instance declares 40)"));
+	ck_assert_ptr_nonnull(strstr(t, "public keys and signatures agree"));
+	json_decref(j);
+	kat_file_free(&exp);
+	kat_file_free(&prod);
 }
 END_TEST
 
@@ -1322,6 +1418,9 @@ static Suite *kat_suite(void)
 	tcase_add_test(file, test_parse_mutations);
 	tcase_add_test(file, test_read_fixture_files);
 	tcase_add_test(file, test_compare);
+	tcase_add_test(file, test_forensics_ranges);
+	tcase_add_test(file, test_forensics_splice);
+	tcase_add_test(file, test_forensics_nist);
 	tcase_add_test(file, test_write_atomic);
 	suite_add_tcase(s, file);
 

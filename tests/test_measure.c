@@ -276,6 +276,37 @@ START_TEST(test_calib_edges)
 }
 END_TEST
 
+START_TEST(test_calib_op_budget)
+{
+	/* The reference harness: a 21.4 s keygen, 900 s for the operation -> 5 x 8. */
+	calib_params p;
+	calib_defaults(&p);
+	calib_fit_budget(&p, 21.4, 900);
+	ck_assert_int_eq(p.trials, 5);
+	ck_assert_int_eq(calib_iterations(21.4, &p), 8);
+	/* A fast operation is not touched by a generous budget: still 100 calls at least. */
+	calib_defaults(&p);
+	calib_fit_budget(&p, 0.01, 900);
+	ck_assert_int_eq(p.trials, 5);
+	ck_assert_int_eq(calib_iterations(0.01, &p), 100);
+	/* Not even one call per trial fits: fewer trials, one call each. */
+	calib_defaults(&p);
+	calib_fit_budget(&p, 30, 70);
+	ck_assert_int_eq(p.trials, 2);
+	ck_assert_int_eq(calib_iterations(30, &p), 1);
+	calib_defaults(&p);
+	calib_fit_budget(&p, 30, 10);
+	ck_assert_int_eq(p.trials, 1);
+	ck_assert_int_eq(calib_iterations(30, &p), 1);
+	/* No budget, or no usable call time: nothing changes. */
+	calib_defaults(&p);
+	calib_fit_budget(&p, 21.4, 0);
+	calib_fit_budget(&p, 0, 900);
+	ck_assert_int_eq(p.trials, 5);
+	ck_assert(p.max_trial_s == 0);
+}
+END_TEST
+
 START_TEST(test_calib_budget_and_partial)
 {
 	calib_params p;
@@ -752,6 +783,7 @@ static Suite *measure_suite(void)
 	tcase_add_test(ca, test_calib_defaults);
 	tcase_add_test(ca, test_calib_edges);
 	tcase_add_test(ca, test_calib_budget_and_partial);
+	tcase_add_test(ca, test_calib_op_budget);
 	suite_add_tcase(s, ca);
 
 	TCase *co = tcase_create("counter");

@@ -803,10 +803,22 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 		.timeout_s = c->o->kat_timeout_s > 0 ? c->o->kat_timeout_s : 900, .log_path = log,
 		.instance = desc,
 	};
+	/* The package's other parameter sets, built the same way and already built: a MISMATCH
+	 * then says whether the file holds their records (kat/kat_forensics.h). */
+	const char **sib = calloc((size_t)c->nunits + 1, sizeof *sib);
+	for (int i = 0, k = 0; sib && i < c->nunits; i++) {
+		const struct unit *v = &c->units[i];
+		if (v != u && strcmp(v->instance, u->instance) != 0 && strcmp(v->profile, u->profile) == 0 &&
+		    access(v->lib, R_OK) == 0)
+			sib[k++] = v->lib;
+	}
+	ko.siblings = sib;
 	struct record_ctx ctx = { .instance = desc, .environment = env };
 	struct kat_gate_result res;
 	pq_error err = { 0 };
-	if (record_kat(&ko, &ctx, &res, &err) < 0) {
+	int kr = record_kat(&ko, &ctx, &res, &err);
+	free(sib);
+	if (kr < 0) {
 		step_error(c, u, "kat", &err);
 		return;
 	}
@@ -979,6 +991,7 @@ static void bench_all(struct campaign *c, json_t *env)
 				.trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
 				.target_s = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0),
 				.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
+				.op_budget_s = c->o->op_budget_s,
 				.command = c->o->command, .instance = desc[k], .environment = env,
 			};
 			profiles[m] = c->units[k].profile;

@@ -45,6 +45,7 @@ struct campaign_opts {
 	double kat_timeout_s;       /* default 900 */
 	int trials;                 /* default 5 */
 	double target_s;            /* default 1.0 */
+	double op_budget_s;         /* bench: wall time for one operation's trials, 0 = none */
 	int quick;                  /* skip instances marked slow; shorter trials */
 	int fresh;                  /* forget earlier results */
 	int shard_k, shard_n;       /* run units with index % n == k-1; n = 0: all */

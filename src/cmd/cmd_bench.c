@@ -21,13 +21,13 @@
 static const char usage[] =
 	"pqprof bench LIB [--op keygen|sign|verify|enc|dec|all] [--trials N] [--target SECONDS]\n"
 	"                 [--iters N] [--events cycles,instructions,...] [--backend NAME] [--cpu N]\n"
-	"                 [--timeout S] [--records DIR] [--json]";
+	"                 [--timeout S] [--op-budget S] [--records DIR] [--json]";
 
 int cmd_bench(int argc, char **argv)
 {
 	const char *opname = "all", *events = "cycles", *backend = NULL, *records = "records";
 	long trials = 5, iters = 0, cpu = -1, mlen = 64;
-	double target = 1.0, timeout = 900;
+	double target = 1.0, timeout = 900, op_budget = 0;
 	int json = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "op", &opname, "OP", "operation, or all (default)" },
@@ -38,6 +38,8 @@ int cmd_bench(int argc, char **argv)
 		{ OPT_STRING, 0, "backend", &backend, "NAME", "force perf-rdpmc, perf-read, tsc or clock" },
 		{ OPT_INT, 0, "cpu", &cpu, "N", "pin the runner to CPU N" },
 		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 900)" },
+		{ OPT_DOUBLE, 0, "op-budget", &op_budget, "S",
+		  "wall time for all trials of one operation: long operations get fewer calls (n says how many)" },
 		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "message length for sign/verify (default 64)" },
 		{ OPT_STRING, 0, "records", &records, "DIR", "write one JSON record per op here (default ./records)" },
 		{ OPT_FLAG, 0, "json", &json, NULL, "print the records as JSON instead of the table" },
@@ -48,7 +50,7 @@ int cmd_bench(int argc, char **argv)
 	int status, np = cmd_parse("bench", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0)
 		return status;
-	if (np != 1 || trials < 1 || trials > 1000 || target <= 0 || mlen < 0) {
+	if (np != 1 || trials < 1 || trials > 1000 || target <= 0 || mlen < 0 || op_budget < 0) {
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}
@@ -91,7 +93,7 @@ int cmd_bench(int argc, char **argv)
 		struct bench_config cfg = {
 			.lib = pos[0], .op = ops[i], .trials = (int)trials, .target_s = target,
 			.fixed_iters = iters, .events = events, .backend = backend, .cpu = (int)cpu,
-			.timeout_s = timeout, .mlen = mlen, .command = command, .instance = desc,
+			.timeout_s = timeout, .op_budget_s = op_budget, .mlen = mlen, .command = command, .instance = desc,
 			.environment = envj,
 		};
 		json_t *rec = NULL;

@@ -14,11 +14,12 @@
 #include "cmd/cmd_outdir.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
 	"pqprof kat LIB [--vectors FILE | --manifest kat.sha256] [--records N] [--timeout S]\n"
-	"               [--emit FILE] [--records-dir DIR] [--no-search]";
+	"               [--emit FILE] [--records-dir DIR] [--no-search] [--sibling LIB|NAME=PK,SK,SIG]...";
 
 int cmd_kat(int argc, char **argv)
 {
@@ -26,6 +27,7 @@ int cmd_kat(int argc, char **argv)
 	long records = 0;
 	double timeout = 900;
 	int no_search = 0;
+	struct opt_list siblings = { 0 };
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "vectors", &vectors, "FILE", "expected KAT file (KAT_SIG_*.txt, PQCsignKAT_*.rsp, ...)" },
 		{ OPT_STRING, 0, "manifest", &manifest, "FILE", "kat.sha256 manifest instead of vectors" },
@@ -34,6 +36,8 @@ int cmd_kat(int argc, char **argv)
 		{ OPT_STRING, 0, "emit", &emit, "FILE", "write the vectors the instance produces" },
 		{ OPT_STRING, 0, "records-dir", &dir, "DIR", "where the KAT log and verdict record go (default ./records; \"\" for none)" },
 		{ OPT_FLAG, 0, "no-search", &no_search, NULL, "do not look for the official vector file in the source tree" },
+		{ OPT_LIST, 0, "sibling", &siblings, "LIB|NAME=PK,SK,SIG",
+		  "another parameter set of the package (repeatable): a MISMATCH says whether the file holds its records" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
@@ -67,14 +71,20 @@ int cmd_kat(int argc, char **argv)
 			return cmd_fail("kat", &err);
 		}
 	}
+	const char **sib = calloc((size_t)siblings.n + 1, sizeof *sib);
+	for (int i = 0; sib && i < siblings.n; i++)
+		sib[i] = siblings.items[i];
 	struct kat_gate_opts o = {
 		.lib = pos[0], .vectors = vectors, .manifest = manifest, .search_tree = !no_search,
 		.records = records, .timeout_s = timeout, .emit = emit, .log_path = log[0] ? log : NULL,
+		.siblings = sib,
 	};
 	struct record_ctx ctx = { .instance = desc };
 	struct kat_gate_result res;
 	int r = record_kat(&o, &ctx, &res, &err);
 	json_decref(desc);
+	free(sib);
+	opt_list_free(&siblings);
 	if (r < 0)
 		return cmd_fail("kat", &err);
 	if (res.emit_failed)
@@ -86,6 +96,8 @@ int cmd_kat(int argc, char **argv)
 	       out->reason[0] ? " " : "", out->reason);
 	if (out->record >= 0)
 		printf("first difference: record %ld%s%s\n", out->record, out->field[0] ? ", field " : "", out->field);
+	if (res.forensics)
+		printf("forensics: %s\n", json_string_value(json_object_get(res.forensics, "text")) ?: "");
 	for (int i = 0; i < out->nnotes; i++)
 		printf("api deviation: %s\n", out->notes[i]);
 	if (res.expected[0])

@@ -20,7 +20,7 @@
 static const char usage[] =
 	"pqprof run TARGET... [--profile NAME=FLAGS]... [--cc [NAME=]COMPILER]... [--profiles LIST] [--aa]\n"
 	"                     [--manifest FILE] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
-	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--quick] [--fresh]\n"
+	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--op-budget S] [--quick] [--fresh]\n"
 	"                     [--shard K/N] [--no-report] [--events LIST] [--leak-budget S] [--source-root DIR]\n"
 	"                     [--trust-flags] [--dry-run]\n"
 	"TARGET is a scheme descriptor (a path, or the NAME of one `pqprof schemes` lists), a submission\n"
@@ -60,7 +60,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
-	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0;
+	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0, op_budget = 0;
 	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0, no_observe = 0;
 	const char *source_root = NULL, *manifest = NULL;
 	struct opt_list pdefs = { 0 }, ccs = { 0 };
@@ -81,6 +81,8 @@ int cmd_run(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "kat-timeout", &kat_timeout, "S", "time limit of the KAT replay (default 900)" },
 		{ OPT_INT, 0, "trials", &trials, "N", "bench trials (default 5; 3 with --quick)" },
 		{ OPT_DOUBLE, 0, "target", &target, "S", "bench trial target time (default 1.0; 0.3 with --quick)" },
+		{ OPT_DOUBLE, 0, "op-budget", &op_budget, "S",
+		  "bench: wall time for the trials of one operation (operations of seconds get fewer calls)" },
 		{ OPT_FLAG, 0, "quick", &quick, NULL, "skip instances marked slow, shorter trials" },
 		{ OPT_FLAG, 0, "fresh", &fresh, NULL, "discard earlier results instead of resuming" },
 		{ OPT_STRING, 0, "shard", &shard, "K/N", "run the K-th of N deterministic shards" },
@@ -125,7 +127,7 @@ int cmd_run(int argc, char **argv)
 	struct campaign_opts o = {
 		.out_dir = out, .system = system, .profiles = profiles, .steps = steps, .cpu = (int)cpu,
 		.timeout_s = timeout, .kat_timeout_s = kat_timeout, .trials = (int)trials, .target_s = target,
-		.quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
+		.op_budget_s = op_budget, .quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
 		.events = events, .leak_budget_s = leak_budget, .command = command, .progress = stderr,
 		.progress_tty = isatty(2), .summary = stdout, .source_root = source_root, .trust_flags = trust_flags,
 		.no_observe = no_observe,

@@ -14,5 +14,6 @@ libpqprof_a_SOURCES += \
 	src/kat/kat_flow.c src/kat/kat_flow.h \
 	src/kat/api_checks.c src/kat/api_checks.h \
 	src/kat/kat_judge.c \
+	src/kat/kat_forensics.c src/kat/kat_forensics.h \
 	src/kat/kat_verdict.c src/kat/kat_verdict.h \
 	src/kat/kat_engine.c src/kat/kat_engine.h

@@ -59,3 +59,15 @@ long calib_iterations(double call_s, const calib_params *in)
 	}
 	return iters < 1 ? 1 : iters;
 }
+
+void calib_fit_budget(calib_params *p, double call_s, double budget_s)
+{
+	if (!(budget_s > 0) || !(call_s > 0) || !isfinite(budget_s) || !isfinite(call_s))
+		return;
+	if (p->trials < 1)
+		p->trials = DEFAULT_TRIALS;
+	double fit = floor(budget_s / call_s);
+	if (fit < p->trials)
+		p->trials = fit < 1 ? 1 : (int)fit;
+	p->max_trial_s = budget_s / p->trials;
+}

@@ -38,4 +38,14 @@ void calib_defaults(calib_params *p);
  */
 long calib_iterations(double call_s, const calib_params *p);
 
+/*
+ * An operation budget: all trials of an operation whose call takes call_s
+ * seconds should fit budget_s.  Sets p->max_trial_s to budget_s / trials
+ * (so calib_iterations gives fewer calls per trial to an operation of
+ * seconds: a 21 s keygen with 900 s gets 5 x 8), and when not even one
+ * call per trial fits, lowers p->trials (never below 1).  A budget or
+ * call_s that is not positive changes nothing.
+ */
+void calib_fit_budget(calib_params *p, double call_s, double budget_s);
+
 #endif

@@ -1,6 +1,7 @@
 /* profile_export: from an analysed trace to the export formats; see profile_export.h. */
 #include "config.h"
 #include "profile/profile_export.h"
+#include "profile/pprof_export.h"
 #include "trace/flamegraph.h"
 
 #include <stdio.h>
@@ -37,6 +38,8 @@ int analysis_export(struct analysis *a, const char *op, const struct export_form
 	int rc = folded_of(a, op, &f, err);
 	if (rc < 0)
 		return rc;
+	if (!fmt->write)
+		return pprof_export(a, op, path, err);
 	char title[512];
 	export_title(a, op, title, sizeof title);
 	return fmt->write(f, op, title, path, err);

@@ -319,7 +319,12 @@ static void kat_explanation(const struct rs_instance *in, char *buf, size_t len)
 	double rec = jp_num(in->kat, "outcome.record", -1);
 	const char *field = jp_str(in->kat, "outcome.field", "");
 	if (rec >= 0 && k < len)
-		snprintf(buf + k, len - k, " First difference: record %.0f%s%s.", rec, field[0] ? ", field " : "", field);
+		k += (size_t)snprintf(buf + k, len - k, " First difference: record %.0f%s%s.", rec,
+		                      field[0] ? ", field " : "", field);
+	/* The whole difference, when the file was at hand (kat/kat_forensics.h). */
+	const char *why = jp_str(in->kat, "forensics.text", "");
+	if (why[0] && k < len)
+		snprintf(buf + k, len - k, " %s", why);
 }
 
 static void section_kat(const struct record_set *rs, rdoc *d)
@@ -456,6 +461,23 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 	          "the median and the minimum of the per-call values; the mean is kept, but slow spells of the "
 	          "machine pull it; ops/s is one over the median time.",
 	          isfinite(mlen) ? mlen : 64.0);
+	/* Operations of seconds under a per-operation budget: their n is what the budget allowed. */
+	double budget = NAN;
+	int limited = 0;
+	for (size_t i = 0; i < rs->ninst; i++)
+		for (int k = 0; k < rs->inst[i].nops; k++) {
+			const json_t *b = rs->inst[i].ops[k].bench;
+			double ob = jp_num(b, "calibration.op_budget_s", NAN);
+			if (isfinite(ob) && (!isfinite(budget) || ob > budget))
+				budget = ob;
+			limited += json_is_true(jp(b, "calibration.budget_limited"));
+		}
+	if (isfinite(budget))
+		rdoc_para(d, "Each operation had a budget of %g s for all its trials; iterations per trial follow the "
+		          "length of one call, so an operation of seconds gets fewer of them (the reference harness "
+		          "ran 5 × 8 calls of a 21 s keygen). %d operation%s reached fewer than the usual 100 calls; "
+		          "their n column is what the budget allowed.",
+		          budget, limited, limited == 1 ? "" : "s");
 	rdoc_para(d, "Contended trials: a trial is flagged when its CPU time was under 0.90 of its wall time, when it "
 	          "was preempted more than 10 times per second (at least twice), or when the hypervisor stole time "
 	          "from its CPU; the column gives how many trials were flagged and how the median changes when they "
@@ -570,6 +592,41 @@ static void section_memory(const struct record_set *rs, rdoc *d)
 
 /* ---------------- section 6 ---------------- */
 
+/*
+ * Which tables make a large static image: per instance whose read-only
+ * data is a megabyte or more, its largest .rodata objects by symbol (the
+ * sizes record keeps the largest symbols of the library).
+ */
+#define RODATA_NAMED_MIN (1u << 20)
+static void rodata_tables(const struct record_set *rs, rdoc *d)
+{
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		double ro = jp_num(in->sizes, "elf.sections.rodata", NAN);
+		if (!(ro >= RODATA_NAMED_MIN))
+			continue;
+		char list[1024];
+		size_t k = 0;
+		int shown = 0;
+		size_t j;
+		json_t *sym;
+		list[0] = '\0';
+		json_array_foreach(jp(in->sizes, "elf.top_symbols"), j, sym) {
+			const char *kind = json_string_value(json_object_get(sym, "kind"));
+			const char *name = json_string_value(json_object_get(sym, "name"));
+			double sz = json_number_value(json_object_get(sym, "size"));
+			if (!kind || !name || strcmp(kind, "rodata") != 0 || shown == 3 || k >= sizeof list)
+				continue;
+			k += (size_t)snprintf(list + k, sizeof list - k, "%s%s %.0f bytes (%.1f%%)", shown ? ", " : "", name, sz,
+			                      100.0 * sz / ro);
+			shown++;
+		}
+		rdoc_item(d, "%s: %.0f bytes of read-only data (.rodata) in a static image of %.0f bytes; largest "
+		          "tables: %s.", row_name(in), ro, jp_num(in->sizes, "elf.image_memsz", NAN),
+		          shown ? list : "none named (no symbol table)");
+	}
+}
+
 static void section_sizes(const struct record_set *rs, rdoc *d)
 {
 	rdoc_heading(d, 2, "sizes", "6. Transmission and storage overhead");
@@ -614,6 +671,7 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 		}
 		rd_row(d, t, cells, 1u);
 	}
+	rodata_tables(rs, d);
 	int audits = 0, have = 0;
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];

@@ -33,6 +33,7 @@ static double mono_s(void)
 }
 
 struct trial_data {
+	double timeout_s;   /* 0: the configured one */
 	long iters;
 	json_t *done;   /* borrowed from res */
 	struct child_result res;
@@ -68,7 +69,7 @@ static int run_child(const struct bench_config *cfg, long iters, long warmup, in
 	args[n] = NULL;
 	struct child_spec cs = {
 		.job = "bench", .lib = cfg->lib, .args = args,
-		.timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 900, .cpu = cfg->cpu,
+		.timeout_s = t->timeout_s > 0 ? t->timeout_s : cfg->timeout_s > 0 ? cfg->timeout_s : 900, .cpu = cfg->cpu,
 		.as_limit = cfg->as_limit ? cfg->as_limit : child_default_as_limit(),
 	};
 	t->iters = iters;
@@ -152,7 +153,27 @@ struct bench_session {
 	size_t nall;
 	int *flagged;           /* per trial: contention evidence says it shared its CPU */
 	double sum_units, sum_ns;
+	double call_s;          /* the calibration call */
+	double trial_timeout_s; /* limit of one trial child, grown for long operations */
+	double spent_s;         /* wall time of the trials so far (op budget) */
 };
+
+/* A trial limit that grows with the trial: three times its planned length (warm-up included) plus a minute. */
+static double trial_limit(const struct bench_config *cfg, long iters, double call_s)
+{
+	double base = cfg->timeout_s > 0 ? cfg->timeout_s : 900;
+	double want = 3.0 * (double)(iters + 1) * call_s + 60.0;
+	return want > base ? want : base;
+}
+
+/* Another trial wanted: planned trials not yet done, and the op budget (if any) not yet spent. */
+static int session_wants_trial(const struct bench_session *s, int t)
+{
+	if (s->failed || t >= s->cp.trials)
+		return 0;
+	double budget = s->cfg->op_budget_s;
+	return !(budget > 0 && s->done_trials > 0 && s->spent_s + (double)s->iters * s->call_s > budget * 1.5);
+}
 
 static void session_free(struct bench_session *s)
 {
@@ -192,7 +213,10 @@ static int session_begin(struct bench_session *s, const struct bench_config *cfg
 		return r;
 	}
 	double call_ns = (double)json_integer_value(json_array_get(json_object_get(cal.done, "ns"), 0));
-	s->iters = cfg->fixed_iters > 0 ? cfg->fixed_iters : calib_iterations(call_ns * 1e-9, cp);
+	s->call_s = call_ns * 1e-9;
+	calib_fit_budget(cp, s->call_s, cfg->op_budget_s);
+	s->iters = cfg->fixed_iters > 0 ? cfg->fixed_iters : calib_iterations(s->call_s, cp);
+	s->trial_timeout_s = trial_limit(cfg, s->iters, s->call_s);
 	json_t *backend = json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O}",
 	                            "name", json_object_get(cal.done, "backend"),
 	                            "description", json_object_get(cal.done, "backend_desc"),
@@ -209,6 +233,16 @@ static int session_begin(struct bench_session *s, const struct bench_config *cfg
 	                    "call_ns", call_ns, "iters_per_trial", (json_int_t)s->iters, "trials", cp->trials,
 	                    "target_trial_s", cp->target_trial_s, "min_total_calls", (json_int_t)cp->min_total_calls,
 	                    "max_iters_per_trial", (json_int_t)cp->max_iters_per_trial));
+	json_t *calj = json_object_get(s->rec, "calibration");
+	json_object_set_new(calj, "trial_timeout_s", json_real(s->trial_timeout_s));
+	if (cfg->op_budget_s > 0) {
+		long planned = (long)cp->trials * s->iters;
+		json_object_set_new(calj, "op_budget_s", json_real(cfg->op_budget_s));
+		json_object_set_new(calj, "n_planned", json_integer(planned));
+		json_object_set_new(calj, "max_trial_s", json_real(cp->max_trial_s));
+		/* The budget, not the rule, chose n: say so where the n is read. */
+		json_object_set_new(calj, "budget_limited", json_boolean(planned < cp->min_total_calls));
+	}
 	json_object_set(s->rec, "produced_sizes", json_object_get(cal.done, "sizes"));
 	child_result_free(&cal.res);
 	json_object_set_new(s->rec, "trials", json_array());
@@ -228,9 +262,10 @@ static int session_begin(struct bench_session *s, const struct bench_config *cfg
  */
 static int session_trial(struct bench_session *s, long seq, double t0, pq_error *err)
 {
-	struct trial_data td = { 0 };
+	struct trial_data td = { .timeout_s = s->trial_timeout_s };
 	double started = mono_s() - t0;
 	int r = run_child(s->cfg, s->iters, 1, 0, &td, err);
+	s->spent_s += mono_s() - t0 - started;
 	if (r < 0)
 		return r;
 	if (td.res.end != CHILD_OK || td.res.orphans) {
@@ -318,6 +353,11 @@ static void session_summary(struct bench_session *s)
 	json_decref(all);
 	json_decref(clean);
 	json_object_set_new(s->rec, "contention", c);
+	/* The op budget ran out before the planned trials: n is what it allowed. */
+	if (trials < s->cp.trials)
+		json_object_set_new(s->rec, "budget_stopped",
+		                    json_pack("{s:i, s:i, s:f}", "trials_planned", s->cp.trials, "trials_done", trials,
+		                              "spent_s", s->spent_s));
 	json_object_set_new(s->rec, "status", json_string("complete"));
 }
 
@@ -326,7 +366,7 @@ int bench_run(const struct bench_config *cfg, json_t **record, pq_error *err)
 	struct bench_session s;
 	int r = session_begin(&s, cfg, err);
 	double t0 = mono_s();
-	for (int t = 0; r == 0 && t < s.cp.trials; t++)
+	for (int t = 0; r == 0 && session_wants_trial(&s, t); t++)
 		r = session_trial(&s, t, t0, err);
 	if (r == 0)
 		session_summary(&s);
@@ -355,7 +395,7 @@ int bench_run_interleaved(const struct bench_config *cfgs, int n, json_t **recor
 	double t0 = mono_s();
 	for (int t = 0; t < trials; t++)
 		for (int i = 0; i < n; i++)
-			if (rc[i] == 0 && t < s[i].cp.trials)
+			if (rc[i] == 0 && session_wants_trial(&s[i], t))
 				rc[i] = session_trial(&s[i], seq++, t0, &errs[i]);
 	for (int i = 0; i < n; i++) {
 		if (rc[i] == 0)

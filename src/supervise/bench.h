@@ -25,7 +25,14 @@ struct bench_config {
 	const char *events;     /* default "cycles" */
 	const char *backend;    /* force a counter backend, or NULL */
 	int cpu;                /* -1: no pinning */
-	double timeout_s;       /* per child, default 900 */
+	double timeout_s;       /* per child, default 900; a trial's limit grows with its planned length */
+	/*
+	 * Wall time for all the trials of this operation, 0 = none.  An
+	 * operation of seconds then gets fewer iterations per trial (and, when
+	 * even one call per trial does not fit, fewer trials) so that its
+	 * trials fit the budget; the record says what n it reached and why.
+	 */
+	double op_budget_s;
 	long mlen;              /* default 64 */
 	unsigned long long as_limit;
 	const char *command;    /* the command line, for the record */

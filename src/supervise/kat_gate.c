@@ -9,6 +9,7 @@
 #include "core/json_file.h"
 #include "core/contain.h"
 #include "kat/kat_file.h"
+#include "kat/kat_forensics.h"
 #include "kat/manifest.h"
 
 #include <dirent.h>
@@ -165,8 +166,133 @@ static void verdict_from_child(const struct child_result *cr, const char *outcom
 	}
 }
 
+/* Declared sizes of a descriptor; name borrowed from it. */
+static void sizes_of(json_t *desc, struct kat_instance_sizes *s)
+{
+	json_t *z = json_object_get(desc, "sizes");
+	memset(s, 0, sizeof *s);
+	s->name = json_string_value(json_object_get(desc, "name")) ?: "?";
+	s->pk = (uint64_t)json_integer_value(json_object_get(z, "pk"));
+	s->sk = (uint64_t)json_integer_value(json_object_get(z, "sk"));
+	s->sig = (uint64_t)json_integer_value(json_object_get(z, "sig"));
+	s->ct = (uint64_t)json_integer_value(json_object_get(z, "ct"));
+}
+
+/* Run the KAT job of lib in a child, its vectors to produced; 0 when the child finished. */
+static int replay(const char *lib, long records, double timeout_s, unsigned long long as_limit,
+                  const char *produced, const char *outcome, struct child_result *cr, pq_error *err)
+{
+	char recs[32];
+	snprintf(recs, sizeof recs, "%ld", records);
+	const char *args[] = { "--records", recs, "--emit", produced, "--outcome", outcome, NULL };
+	struct child_spec cs = {
+		.job = "kat", .lib = lib, .args = args, .timeout_s = timeout_s > 0 ? timeout_s : 900,
+		.cpu = -1, .as_limit = as_limit ? as_limit : child_default_as_limit(),
+	};
+	return child_run(&cs, cr, err);
+}
+
+/* One sibling: "NAME=PK,SK,SIG" sizes, or a library described and replayed for its vectors. */
+struct sibling {
+	struct kat_instance_sizes sz;
+	json_t *desc;
+	const char *lib;          /* a library to replay, NULL for declared sizes */
+	struct kat_file vec;
+	char name[128];
+};
+
+static int sibling_load(const char *spec, struct sibling *sb)
+{
+	memset(sb, 0, sizeof *sb);
+	const char *eq = strchr(spec, '=');
+	struct stat st;
+	if (eq && !strchr(spec, '/') && stat(spec, &st) != 0) {
+		unsigned long long pk = 0, sk = 0, sig = 0;
+		if (sscanf(eq + 1, "%llu,%llu,%llu", &pk, &sk, &sig) < 2)
+			return -1;
+		snprintf(sb->name, sizeof sb->name, "%.*s", (int)(eq - spec), spec);
+		sb->sz = (struct kat_instance_sizes){ .name = sb->name, .pk = pk, .sk = sk, .sig = sig };
+		return 0;
+	}
+	pq_error e = { 0 };
+	if (instance_describe(spec, &sb->desc, &e) < 0)
+		return -1;
+	sizes_of(sb->desc, &sb->sz);
+	sb->lib = spec;
+	return 0;
+}
+
+/* The sibling library's own vectors (one KAT replay), for "they equal its own vectors". */
+static void sibling_replay(const struct kat_gate_opts *o, const char *tmpdir, struct sibling *sb)
+{
+	char produced[PATH_MAX], outcome[PATH_MAX];
+	snprintf(produced, sizeof produced, "%s/sibling", tmpdir);
+	snprintf(outcome, sizeof outcome, "%s/sibling-outcome", tmpdir);
+	struct child_result cr;
+	pq_error e = { 0 };
+	if (replay(sb->lib, o->records, o->timeout_s, o->as_limit, produced, outcome, &cr, &e) == 0) {
+		if (cr.end == CHILD_OK && kat_file_read(produced, NULL, &sb->vec, &e) == 0)
+			sb->sz.produced = &sb->vec;
+		child_result_free(&cr);
+	}
+	unlink(produced);
+	unlink(outcome);
+}
+
+static void sibling_free(struct sibling *sb)
+{
+	kat_file_free(&sb->vec);
+	json_decref(sb->desc);
+}
+
+/* A MISMATCH against a file at hand, explained record by record (res->forensics). */
+static void explain_mismatch(const struct kat_gate_opts *o, const struct kat_file *exp, const struct kat_file *prod,
+                             const char *vectors, json_t *desc, const char *tmpdir, struct kat_gate_result *res)
+{
+	struct kat_instance_sizes self;
+	sizes_of(desc, &self);
+	size_t n = 0;
+	while (o->siblings && o->siblings[n])
+		n++;
+	struct sibling *sb = calloc(n ? n : 1, sizeof *sb);
+	struct kat_instance_sizes *sz = calloc(n ? n : 1, sizeof *sz);
+	size_t k = 0;
+	for (size_t i = 0; sb && sz && i < n; i++) {
+		if (sibling_load(o->siblings[i], &sb[k]) < 0) {
+			kat_outcome_note(&res->outcome, "sibling %s unusable for the KAT forensics", o->siblings[i]);
+			continue;
+		}
+		/* The instance itself among its siblings tells nothing. */
+		if (self.name && strcmp(sb[k].sz.name, self.name) == 0) {
+			sibling_free(&sb[k]);
+			continue;
+		}
+		k++;
+	}
+	/*
+	 * Replaying a sibling costs a KAT run of it (minutes for operations of
+	 * seconds): replay those whose declared sizes the differing records
+	 * carry, or every one when no sizes tell them apart.
+	 */
+	int any_fit = 0;
+	for (size_t i = 0; i < k; i++)
+		any_fit |= kat_forensics_lengths_fit(exp, prod, &self, &sb[i].sz);
+	for (size_t i = 0; i < k; i++) {
+		if (sb[i].lib && (!any_fit || kat_forensics_lengths_fit(exp, prod, &self, &sb[i].sz)))
+			sibling_replay(o, tmpdir, &sb[i]);
+		sz[i] = sb[i].sz;
+	}
+	pq_error e = { 0 };
+	if (sb && sz)
+		kat_forensics(exp, prod, vectors, &self, sz, k, &res->forensics, &e);
+	for (size_t i = 0; sb && i < k; i++)
+		sibling_free(&sb[i]);
+	free(sb);
+	free(sz);
+}
+
 static void judge(const struct kat_gate_opts *o, const char *produced_path, const char *official,
-                  json_t *desc, struct kat_gate_result *res)
+                  json_t *desc, const char *tmpdir, struct kat_gate_result *res)
 {
 	struct kat_outcome *out = &res->outcome;
 	char *text = NULL;
@@ -197,6 +323,11 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 				set_verdict(out, KAT_NOKAT, "%s has no entry for %s", o->manifest, official ? official : "?");
 			else if (kat_judge_manifest(e, text, len, out, &err) < 0)
 				set_verdict(out, KAT_NOKAT, "manifest check failed: %s", err.msg);
+			else if (out->verdict == KAT_MISMATCH) {
+				char why[600];
+				kat_forensics_manifest_only(e->file, why, sizeof why);
+				res->forensics = json_pack("{s:b, s:s}", "localised", 0, "text", why);
+			}
 			manifest_free(&m);
 		}
 	} else if (vectors) {
@@ -212,6 +343,8 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 		} else {
 			struct kat_compare_opts co = { .max_records = o->records > 0 ? (size_t)o->records : 0 };
 			kat_judge(&exp, &prod, &co, out);
+			if (out->verdict == KAT_MISMATCH)
+				explain_mismatch(o, &exp, &prod, vectors, desc, tmpdir, res);
 		}
 		kat_file_free(&exp);
 		kat_file_free(&prod);
@@ -253,6 +386,8 @@ static int write_log(const struct kat_gate_opts *o, struct kat_gate_result *res,
 		fprintf(f, "note: %s\n", out->notes[i]);
 	if (out->record >= 0)
 		fprintf(f, "first difference: record %ld%s%s\n", out->record, out->field[0] ? ", field " : "", out->field);
+	if (res->forensics)
+		fprintf(f, "forensics: %s\n", json_string_value(json_object_get(res->forensics, "text")) ?: "");
 	fprintf(f, "RESULT %s %s %s\n", json_string_value(json_object_get(desc, "name")) ?: "?",
 	        kat_verdict_name(out->verdict), out->reason);
 	fclose(f);
@@ -315,14 +450,8 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	struct child_result cr;
 	int have_child = 0;
 	if (res->outcome.verdict != KAT_LOADFAIL) {
-		char recs[32];
-		snprintf(recs, sizeof recs, "%ld", o->records);
-		const char *args[] = { "--records", recs, "--emit", produced, "--outcome", outcome, NULL };
-		struct child_spec cs = {
-			.job = "kat", .lib = o->lib, .args = args, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 900,
-			.cpu = -1, .as_limit = o->as_limit ? o->as_limit : child_default_as_limit(),
-		};
-		if (child_run(&cs, &cr, err) < 0) {
+		double limit_s = o->timeout_s > 0 ? o->timeout_s : 900;
+		if (replay(o->lib, o->records, limit_s, o->as_limit, produced, outcome, &cr, err) < 0) {
 			json_decref(desc);
 			return -PQ_EIO;
 		}
@@ -332,7 +461,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 			outcome_from_json(json_object_get(cr.done, "outcome"), &res->outcome);
 			sha256_file_hex(produced, res->produced_sha256, NULL);
 			if (res->outcome.verdict == KAT_PASS)
-				judge(o, produced, official, desc, res);
+				judge(o, produced, official, desc, tmpdir, res);
 			if (o->emit) {
 				char *text = NULL;
 				size_t len = 0;
@@ -342,7 +471,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 				free(text);
 			}
 		} else {
-			verdict_from_child(&cr, outcome, cs.timeout_s, &res->outcome);
+			verdict_from_child(&cr, outcome, limit_s, &res->outcome);
 		}
 		if (cr.orphans)
 			kat_outcome_note(&res->outcome, "the scheme left processes behind after the run (killed)");
@@ -355,6 +484,8 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	                        "log_sha256", res->log_sha256, "produced_sha256", res->produced_sha256);
 	if (o->log_path)
 		json_object_set_new(res->record, "log", json_string(o->log_path));
+	if (res->forensics)
+		json_object_set(res->record, "forensics", res->forensics);
 	if (o->record_path && wr == 0) {
 		wr = json_file_write(o->record_path, res->record, err);
 	}
@@ -377,4 +508,6 @@ void kat_gate_result_free(struct kat_gate_result *res)
 {
 	json_decref(res->record);
 	res->record = NULL;
+	json_decref(res->forensics);
+	res->forensics = NULL;
 }

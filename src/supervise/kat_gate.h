@@ -27,6 +27,13 @@ struct kat_gate_opts {
 	const char *record_path;  /* verdict record (JSON), or NULL */
 	json_t *instance;         /* descriptor (borrowed) or NULL: described here */
 	unsigned long long as_limit;
+	/*
+	 * The other parameter sets of the same package, to tell a MISMATCH
+	 * whose file holds another set's records: each an instance library
+	 * (described, and replayed for its own vectors only when needed) or
+	 * "NAME=PK,SK,SIG" declared sizes.  NULL-terminated, or NULL.
+	 */
+	const char *const *siblings;
 };
 
 struct kat_gate_result {
@@ -37,6 +44,7 @@ struct kat_gate_result {
 	json_t *record;           /* verdict record (new reference) */
 	int emit_failed;          /* the produced vectors could not be copied to opts.emit */
 	pq_error emit_error;      /* why, when emit_failed; the verdict stands regardless */
+	json_t *forensics;        /* a MISMATCH explained (kat/kat_forensics.h), or NULL */
 };
 
 /* 0 when a verdict was reached (whatever it is); < 0 on harness errors. */

@@ -37,6 +37,9 @@ const struct export_format export_formats[] = {
 	{ "speedscope", write_speedscope }, /* speedscope */
 	{ "callgrind", write_callgrind },   /* KCachegrind */
 	{ "svg", write_svg },               /* any web browser */
+	/* pprof keeps addresses, mappings and inline chains the folded model has
+	 * lost: written from the analysed trace (profile/pprof_export.h). */
+	{ "pprof", NULL },                  /* go tool pprof, Grafana Pyroscope */
 	{ NULL, NULL },
 };
 

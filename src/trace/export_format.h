@@ -23,7 +23,7 @@ typedef int (*export_writer)(const folded *f, const char *op, const char *title,
 
 struct export_format {
 	const char *name;        /* as given to --format */
-	export_writer write;
+	export_writer write;     /* NULL: written from the analysed trace, not the folded model */
 };
 
 /* Every format, in the order help lists them; ends with a NULL name. */

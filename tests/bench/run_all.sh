@@ -24,3 +24,6 @@ done
 echo
 echo "== trace size and report time against perf =="
 sh "$top_srcdir/tests/bench/trace_size.sh"
+echo
+echo "== large images (a generated 64 MiB .rodata table) =="
+sh "$top_srcdir/tests/bench/large_image.sh"

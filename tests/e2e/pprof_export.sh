@@ -1,0 +1,55 @@
+#!/bin/sh
+# End-to-end: `pqprof export --format pprof` on a profile of the in-tree
+# SPHINCS+ (schemes/sphincsplus/ngcc).  The profile.proto (uncompressed)
+# is read back by tests/pprof_top (an independent protobuf-c reader): its
+# structure is checked, and per operation the self samples of the report's
+# top functions must be the ones pprof sees.  When `go` is installed,
+# `go tool pprof -top` must load the file and name the same top function.
+. "$top_srcdir/tests/e2e/lib.sh"
+
+TOP="$top_builddir/tests/pprof_top"
+JGET="$top_builddir/tests/profile_jget"
+
+build_fixture "$top_srcdir/schemes/sphincsplus/ngcc" "$WORK/sph.so" || { finish; exit 1; }
+expect_rc 0 "profile the in-tree SPHINCS+" -- "$PQPROF" profile "$WORK/sph.so" -o "$WORK/sph.pqt" --op all \
+	--min-samples 300 --no-counts -q
+expect_rc 0 "export --format pprof" -- "$PQPROF" export "$WORK/sph.pqt" --format pprof -o "$WORK/sph.pb"
+# Uncompressed: gzip would need zlib, not among pqprof's dependencies (readers take both).
+if [ "$(od -An -tx1 -N2 "$WORK/sph.pb" | tr -d ' ')" = 1f8b ]; then fail "gzip, with no zlib to write it"; else
+	pass "a plain profile.proto"; fi
+
+expect_rc 0 "the profile reads back (protobuf-c)" -- "$TOP" "$WORK/sph.pb"
+cp "$WORK/out" "$WORK/all.txt"
+expect_grep "$WORK/all.txt" "^types samples/count (cpu/nanoseconds|cycles/count)$" "sample types: samples, then the event in its unit"
+expect_grep "$WORK/all.txt" "^ops keygen sign verify$" "every sample labelled with its operation"
+expect_grep "$WORK/all.txt" "^mappings [1-9][0-9]* \(with build id [1-9]" "mappings carry build ids"
+expect_grep "$WORK/all.txt" "^inline_locations [1-9]" "inlined frames as extra Line entries of a Location"
+
+for op in keygen sign verify; do
+	"$PQPROF" report "$WORK/sph.pqt" --op "$op" --json > "$WORK/$op.json" 2>/dev/null
+	"$TOP" "$WORK/sph.pb" "$op" > "$WORK/$op.top"
+	# The report's top five by self share, with their sample counts, are pprof's.
+	for i in 0 1 2 3 4; do
+		name=$("$JGET" "$WORK/$op.json" "functions[$i].name") || break
+		self=$("$JGET" "$WORK/$op.json" "functions[$i].self")
+		[ "$("$JGET" "$WORK/$op.json" "functions[$i].inlined")" = true ] && name="$name [inlined]"
+		if grep -qxF "$(printf '%s\t%s' "$self" "$name")" "$WORK/$op.top"; then
+			pass "$op: $name has $self self samples in both"
+		else
+			fail "$op: report has $name with $self self samples; pprof: $(grep -F "$name" "$WORK/$op.top" | head -1)"
+		fi
+	done
+	first=$("$JGET" "$WORK/$op.json" "functions[0].name")
+	if sed -n 5p "$WORK/$op.top" | grep -q "	$first"; then pass "$op: same top function ($first)"; else
+		fail "$op: pprof's top function is $(sed -n 5p "$WORK/$op.top"), the report's $first"; fi
+done
+
+if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+	expect_rc 0 "go tool pprof -top loads the file" -- go tool pprof -sample_index=samples -tagfocus=operation=sign \
+		-top -nodecount=3 "$WORK/sph.pb"
+	first=$("$JGET" "$WORK/sign.json" "functions[0].name")
+	expect_grep "$WORK/out" "^ +[0-9]+ +[0-9.]+% +[0-9.]+% +[0-9]+ +[0-9.]+% +$first" "go tool pprof: top sign function is $first"
+else
+	echo "note: go tool pprof not installed; checked with the protobuf-c reader only"
+fi
+finish
