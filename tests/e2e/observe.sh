@@ -74,6 +74,23 @@ for t in make cc gcc ld as ar sh; do p=$(command -v $t) && ln -sf "$p" "$WORK/no
 PATH="$WORK/nocmake" expect_rc 4 "the CMake tree without cmake" -- "$PQPROF" build "$C" -o "$WORK/kite.so" --instance Kite-L1
 expect_grep "$WORK/err" 'cmake not found \(install the Debian package cmake\)' "the verdict names cmake and its package"
 
+# External libraries and Release defines: a CMake tree that links GMP and asserts in debug builds.
+G="$O/gmp-cmake"
+if command -v cmake >/dev/null 2>&1; then
+	expect_rc 0 "run the GMP tree" -- "$PQPROF" run "$G" --quick --steps build,kat,report --out "$WORK/rung"
+	B="$WORK/rung/build/gmp-cmake__harness-default.json"
+	json_has "$B" '"libraries": "[^"]*libgmp[^"]*"' "build record: the submitter's GMP linked in and named"
+	json_has "$B" '"flag": "-DNDEBUG"' "build record: -DNDEBUG from the Release build"
+	json_has "$B" '"origin": "observed: `cmake --build heron_kat`, compile of src/heron.c"' "build record: where -DNDEBUG came from"
+	json_has "$WORK/rung/kat/gmp-cmake__harness-default.json" '"verdict": "PASS"' "Heron-1 (GMP, Release) passes its known answers"
+fi
+# A library the submitter's link takes that is not installed: a verdict naming its package.
+cp -R "$G" "$WORK/ntl-tree"
+printf 'heron_kat: src/heron.c src/drng.c apps/KAT_SIG.c\n\t$(CC) -O2 -I. -Isrc -o $@ $^ -lgmp -lntl\n' >"$WORK/ntl-tree/Makefile"
+expect_rc 4 "a tree linking a library that is not installed" -- "$PQPROF" build "$WORK/ntl-tree" -o "$WORK/ntl.so"
+expect_grep "$WORK/out" '^verdict: external library missing: -lntl$' "verdict line"
+expect_grep "$WORK/err" 'install the Debian package libntl-dev' "the verdict names the package"
+
 # CRLF line endings everywhere (a NIST tree edited on Windows).
 R="$O/crlf-nist"
 expect_rc 0 "run the CRLF tree" -- "$PQPROF" run "$R" --quick --steps build,kat,report --out "$WORK/runr"
