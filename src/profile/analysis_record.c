@@ -453,7 +453,7 @@ static unsigned stack_families(const struct analysis *a, const struct stk *k, co
 	return m;
 }
 
-static uint64_t op_calls(const struct analysis *a, const struct opinfo *o)
+uint64_t analysis_op_calls(const struct analysis *a, const struct opinfo *o)
 {
 	const char *markers = header_str(a->header, "op_markers", "per-call");
 	return strcmp(markers, "per-run") == 0 ? o->max_end : o->ends;
@@ -571,7 +571,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 			goto out;
 		}
 	}
-	uint64_t ops = op_calls(a, o);
+	uint64_t ops = analysis_op_calls(a, o);
 	double upo = ops ? (double)weight / (double)ops : 0;
 	json_t *calls = calls_json(a, &t, o->name, samples, upo);
 	json_t *r = json_object();

@@ -20,3 +20,10 @@ libpqprof_a_SOURCES += \
 	src/profile/analysis_record.c \
 	src/profile/profile_export.c src/profile/profile_export.h \
 	src/profile/profile_text.c src/profile/profile_text.h
+# annotate: one function down to instructions, lines, blocks and loops
+# (capstone disassembly of the library file, joined with the trace).
+libpqprof_a_SOURCES += \
+	src/profile/code_flow.c src/profile/code_flow.h \
+	src/profile/disasm.c src/profile/disasm.h \
+	src/profile/annotate.h src/profile/analysis_annotate.c \
+	src/profile/annotate_view.c src/profile/annotate_view.h
