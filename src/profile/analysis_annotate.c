@@ -200,15 +200,18 @@ static void hex(char *buf, size_t n, uint64_t v)
 static json_t *source_range(const struct insn_src *src, size_t i0, size_t i1)
 {
 	const char *file = NULL;
+	int own = 0;    /* the function's own lines only, when it has some here */
 	for (int pass = 0; pass < 2 && !file; pass++)
 		for (size_t i = i0; i <= i1 && !file; i++)
-			if (src[i].file && src[i].line && (pass || !src[i].inlined_from))
+			if (src[i].file && src[i].line && (pass || !src[i].inlined_from)) {
 				file = src[i].file;
+				own = !pass;
+			}
 	if (!file)
 		return json_null();
 	unsigned lo = 0, hi = 0;
 	for (size_t i = i0; i <= i1; i++)
-		if (src[i].file == file && src[i].line) {
+		if (src[i].file == file && src[i].line && !(own && src[i].inlined_from)) {
 			if (!lo || src[i].line < lo)
 				lo = src[i].line;
 			if (src[i].line > hi)
@@ -301,6 +304,25 @@ static const char *module_path(const struct analysis *a, const char *base)
 			if (strcmp(base_name(a->spaces[s].maps[i].path), base) == 0)
 				return a->spaces[s].maps[i].path;
 	return NULL;
+}
+
+/* The virtual address of a sample whose leaf is in the function. */
+static int sampled_vaddr(const struct ann *n, uint64_t *va)
+{
+	const struct analysis *a = n->a;
+	if (n->fid == NO_FUNC)
+		return -1;
+	for (size_t i = 0; i < a->nstks; i++) {
+		const struct stk *k = &a->stks[i];
+		if (k->op != n->opi || k->harness || !k->xn || !k->n || leaf_function(a, k) != n->fid)
+			continue;
+		uint64_t ip = a->ips[k->ipoff];
+		const struct mapping *m = map_of(&a->spaces[k->space], n->module, ip);
+		if (!m)
+			continue;
+		return disasm_file_vaddr(n->path, ip - m->start + m->pgoff, va);
+	}
+	return -1;
 }
 
 /* Samples per instruction, from the leaf address of each stack. */
@@ -481,7 +503,8 @@ static json_t *build_json(const struct ann *n, const struct annotate_opts *ao, p
 		dwarf = n->src[i].line != 0;
 	json_t *o = json_object();
 	json_object_set_new(o, "schema", json_string("pqprof.annotate/1"));
-	json_object_set_new(o, "function", json_string(n->df.name));
+	json_object_set_new(o, "function", json_string(n->fid != NO_FUNC ? a->funcs[n->fid].name : n->df.name));
+	json_object_set_new(o, "symbol", json_string(n->df.name));
 	json_object_set_new(o, "module", json_string(n->module));
 	json_object_set_new(o, "path", json_string(n->path));
 	json_object_set_new(o, "arch", json_string(n->df.arch));
@@ -538,6 +561,10 @@ int analysis_annotate(struct analysis *a, const char *op, const char *function,
 	if (!(n.path = module_path(a, n.module)))
 		return pq_fail(err, PQ_EUSAGE, "%s: module %s is not in the trace", a->trace_path, n.module);
 	int rc = disasm_function(n.path, n.fid != NO_FUNC ? a->funcs[n.fid].name : function, 0, &n.df, err);
+	uint64_t va;
+	if (rc < 0 && err->code == PQ_EUSAGE && sampled_vaddr(&n, &va) == 0)
+		/* A clone the compiler renamed (f.constprop.0, f.part.1): by address. */
+		rc = disasm_function(n.path, NULL, va, &n.df, err);
 	if (rc < 0) {
 		if (err->code == PQ_EUSAGE && n.fid != NO_FUNC && a->funcs[n.fid].seen_inlined &&
 		    !a->funcs[n.fid].seen_outline)

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "profile/analysis.h"
 #include "profile/analysis_model.h"
+#include "profile/annotate.h"
 #include "profile/families.h"
 #include "profile/uprobe_count.h"
 
@@ -488,6 +489,33 @@ static json_t *unwind_json(const struct opinfo *o, json_t *warnings)
 	                 "stitched", (json_int_t)u->frames_stitched);
 }
 
+/*
+ * The hottest functions of the operation down to the instruction
+ * (annotate.h), so that other tools can render them; a function that
+ * cannot be annotated (its library is gone) is named with the reason.
+ */
+static json_t *annotate_json(struct analysis *a, const char *op)
+{
+	int want = a->opts.annotate ? a->opts.annotate : 3;
+	json_t *out = json_array();
+	if (want < 0)
+		return out;
+	json_t *names = analysis_annotate_hottest(a, op, (size_t)want);
+	const struct annotate_opts ao = { ANNOTATE_RECORD_INSNS, 1 };
+	size_t i;
+	json_t *nm;
+	json_array_foreach(names, i, nm) {
+		json_t *ann = NULL;
+		pq_error e = { 0 };
+		if (analysis_annotate(a, op, json_string_value(nm), &ao, &ann, &e) < 0)
+			ann = json_pack("{s:O, s:s}", "function", nm, "error", e.msg);
+		if (ann)
+			json_array_append_new(out, ann);
+	}
+	json_decref(names);
+	return out;
+}
+
 int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_error *err)
 {
 	*record = NULL;
@@ -605,6 +633,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_object_set_new(r, "trace", json_string(a->trace_path));
 	json_object_set_new(r, "flamegraph", a->opts.flamegraph ? json_string(a->opts.flamegraph) : json_null());
 	json_object_set_new(r, "folded", a->opts.folded ? json_string(a->opts.folded) : json_null());
+	json_object_set_new(r, "annotate", annotate_json(a, o->name));
 	json_object_set_new(r, "modules_unverified", json_deep_copy(a->unverified));
 	json_t *warn = json_deep_copy(a->warnings);
 	json_object_set_new(r, "unwind", unwind_json(o, warn));

@@ -25,6 +25,9 @@
 #include "core/pq_error.h"
 #include "profile/analysis.h"
 
+/* Instructions of each function the profile record keeps. */
+#define ANNOTATE_RECORD_INSNS 4000
+
 struct annotate_opts {
 	int max_insns;      /* instructions kept in the JSON, 0: all */
 	int with_text;      /* 1: include source text of each line */

@@ -132,6 +132,25 @@ int disasm_offset_of(const struct disasm_func *f, uint64_t vaddr, uint64_t *off)
 	return -1;
 }
 
+int disasm_file_vaddr(const char *path, uint64_t off, uint64_t *vaddr)
+{
+	struct disasm_func f = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && read_loads(elf, &f) == 0)
+		rc = disasm_vaddr_of(&f, off, vaddr);
+	free(f.loads);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
 /* The code bytes [start, start + size) from the section holding them. */
 static unsigned char *code_bytes(Elf *elf, uint64_t start, uint64_t size)
 {

@@ -54,4 +54,8 @@ void disasm_func_free(struct disasm_func *f);
 int disasm_vaddr_of(const struct disasm_func *f, uint64_t off, uint64_t *vaddr);
 int disasm_offset_of(const struct disasm_func *f, uint64_t vaddr, uint64_t *off);
 
+/* The same for a file not disassembled yet: -1 when unreadable or no
+ * PT_LOAD holds off. */
+int disasm_file_vaddr(const char *path, uint64_t off, uint64_t *vaddr);
+
 #endif

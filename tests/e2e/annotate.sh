@@ -84,6 +84,18 @@ expect_grep "$D" "^-- Hottest loops, after" "loops of both builds"
 expect_rc 0 "annotate --diff --json" -- "$PQPROF" annotate --diff "$WORK/O0.pqt" "$WORK/O2.pqt" --function twoloops_work --json
 [ "$("$JGET" "$WORK/out" schema)" = pqprof.annotate-diff/1 ] && pass "diff JSON schema" || fail "diff JSON schema"
 
+# ---- the profile record carries the annotations of the top functions ----
+expect_rc 0 "report --record" -- "$PQPROF" report "$WORK/O2.pqt" --record "$WORK/rec.json"
+R="$WORK/rec.json"
+[ "$("$JGET" "$R" 'annotate[0].function')" = twoloops_work ] && pass "record: hottest function annotated first" ||
+	fail "record: annotate[0] is '$("$JGET" "$R" 'annotate[0].function')'"
+n=$("$JGET" "$R" 'annotate[function=twoloops_work].loops#')
+[ "${n:-0}" -ge 2 ] && pass "record: its $n loops" || fail "record: loops ${n:-missing}"
+n=$("$JGET" "$R" 'annotate[function=twoloops_work].instructions#')
+[ "${n:-0}" -ge 5 ] && pass "record: its $n instructions" || fail "record: instructions ${n:-missing}"
+"$JGET" "$R" 'annotate[function=twoloops_work].lines[0].text' >/dev/null && pass "record: lines carry their source text" ||
+	fail "record: no source text"
+
 # ---- errors ----
 expect_rc 1 "a function the library lacks" -- "$PQPROF" annotate "$WORK/O2.pqt" --function no_such_function
 expect_rc 1 "an op the trace lacks" -- "$PQPROF" annotate "$WORK/O2.pqt" --op verify
