@@ -5,8 +5,9 @@
 # the source): the annotation must find both loops and put at least 80% of
 # the function's samples in the heavy loop's lines, and in its
 # instructions.  The assembly routine is annotated by instruction alone;
-# --diff lines the two builds up by source line; the profile record and
-# the HTML report carry the annotations.
+# --diff lines the two builds up by source line; the profile record
+# carries the annotations.  On the in-tree SPHINCS+ the hottest function's
+# lines add up to its samples, and -O2 and -O3 line up by source line.
 . "$top_srcdir/tests/e2e/lib.sh"
 
 JGET="$top_builddir/tests/profile_jget"
@@ -95,6 +96,32 @@ n=$("$JGET" "$R" 'annotate[function=twoloops_work].instructions#')
 [ "${n:-0}" -ge 5 ] && pass "record: its $n instructions" || fail "record: instructions ${n:-missing}"
 "$JGET" "$R" 'annotate[function=twoloops_work].lines[0].text' >/dev/null && pass "record: lines carry their source text" ||
 	fail "record: no source text"
+
+# ---- the in-tree SPHINCS+ at -O2 and -O3: lines add up, --diff lines them up ----
+SPX="$top_srcdir/schemes/sphincsplus/nist"
+for o in O2 O3; do
+	build_fixture "$SPX" "$WORK/spx-$o.so" -D PARAMS=sphincs-shake-128f --cflags "-$o -g" || { finish; exit 1; }
+	expect_rc 0 "profile SPHINCS+ sign at -$o" -- "$PQPROF" profile "$WORK/spx-$o.so" --op sign --min-samples 400 \
+		--call-graph fp --no-counts --no-report -o "$WORK/spx-$o.pqt" -q
+done
+expect_rc 0 "annotate SPHINCS+ -O2 (hottest function)" -- "$PQPROF" annotate "$WORK/spx-O2.pqt" --json
+cp "$WORK/out" "$WORK/spx.json"
+fn=$("$JGET" "$WORK/spx.json" function)
+code=$("$JGET" "$WORK/spx.json" samples)
+self=$("$JGET" "$WORK/spx.json" self_samples)
+sum=$("$PQPROF" annotate "$WORK/spx-O2.pqt" --no-asm | awk '/^-- Source lines/ { on = 1; next } /^-- / { on = 0 } on { s += $2 } END { print s + 0 }')
+[ "$sum" = "$code" ] && pass "SPHINCS+ $fn: its lines add up to its samples ($sum)" || fail "SPHINCS+ $fn: lines $sum, function $code"
+"$PQPROF" report "$WORK/spx-O2.pqt" --record "$WORK/spx-rec.json" >/dev/null 2>&1
+rself=$("$JGET" "$WORK/spx-rec.json" "functions[name=$fn].self")
+[ "$rself" = "$self" ] && pass "SPHINCS+ $fn: annotated self samples = the report's self ($self)" ||
+	fail "SPHINCS+ $fn: annotate self $self, report self '$rself'"
+expect_rc 0 "annotate --diff SPHINCS+ -O2 -O3" -- "$PQPROF" annotate --diff "$WORK/spx-O2.pqt" "$WORK/spx-O3.pqt" --function "$fn" --json
+m=$("$JGET" "$WORK/out" lines_matched)
+nb=$("$JGET" "$WORK/out" lines_before)
+na=$("$JGET" "$WORK/out" lines_after)
+[ "${m:-0}" -ge 3 ] && [ $((m * 10)) -ge $((nb * 8)) ] && [ $((m * 10)) -ge $((na * 8)) ] &&
+	pass "SPHINCS+ -O2/-O3: $m source lines lined up (before $nb, after $na)" ||
+	fail "SPHINCS+ -O2/-O3: ${m:-no} lines lined up (before $nb, after $na)"
 
 # ---- errors ----
 expect_rc 1 "a function the library lacks" -- "$PQPROF" annotate "$WORK/O2.pqt" --function no_such_function
