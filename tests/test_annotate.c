@@ -11,6 +11,7 @@
 #include "profile/annotate.h"
 #include "profile/code_flow.h"
 #include "profile/disasm.h"
+#include "profile/profile_run.h"
 
 #include <check.h>
 #include <jansson.h>
@@ -183,6 +184,17 @@ START_TEST(diff_lines_up_source_lines)
 }
 END_TEST
 
+START_TEST(precise_cycles_are_cycles)
+{
+	/* A precise event is labelled cycles:p / cycles:pp; its unit stays cycles. */
+	ck_assert_str_eq(profile_event_unit("cycles"), "cycles");
+	ck_assert_str_eq(profile_event_unit("cycles:pp"), "cycles");
+	ck_assert_str_eq(profile_event_unit("cycles:p"), "cycles");
+	ck_assert_str_eq(profile_event_unit("cpu-clock"), "ns");
+	ck_assert_str_eq(profile_event_unit("cyclesx"), "ns");
+}
+END_TEST
+
 static Suite *annotate_suite(void)
 {
 	Suite *s = suite_create("annotate");
@@ -192,6 +204,7 @@ static Suite *annotate_suite(void)
 	tcase_add_test(tc, forward_branches_are_not_loops);
 	tcase_add_test(tc, disassembles_own_function);
 	tcase_add_test(tc, diff_lines_up_source_lines);
+	tcase_add_test(tc, precise_cycles_are_cycles);
 	suite_add_tcase(s, tc);
 	return s;
 }
