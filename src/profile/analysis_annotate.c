@@ -357,9 +357,10 @@ static int resolve_sources(struct ann *n, pq_error *err)
 {
 	struct analysis *a = n->a;
 	const struct space *s = NULL;
+	/* Any symbolizer that has the module: identical files resolve alike. */
 	for (size_t i = 0; i < a->nspaces && !s; i++) {
 		const struct space *c = &a->spaces[a->spaces[i].canon];
-		if (a->spaces[i].final && c->sym && module_path(a, n->module))
+		if (a->spaces[i].final && c->sym)
 			for (size_t j = 0; j < c->nmaps && !s; j++)
 				if (strcmp(base_name(c->maps[j].path), n->module) == 0)
 					s = c;

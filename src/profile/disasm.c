@@ -204,6 +204,8 @@ static enum flow_kind arm64_kind(csh h, const cs_insn *in, uint64_t *target)
 		return FLOW_CALL;
 	if (in->id == ARM64_INS_BR)
 		return FLOW_JUMP;
+	if (in->id == ARM64_INS_CBZ || in->id == ARM64_INS_CBNZ || in->id == ARM64_INS_TBZ || in->id == ARM64_INS_TBNZ)
+		return FLOW_COND;
 	return in->id == ARM64_INS_B && x->cc == ARM64_CC_INVALID ? FLOW_JUMP : FLOW_COND;
 }
 
