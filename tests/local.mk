@@ -31,6 +31,7 @@ include tests/profile_sampling.mk
 include tests/trace.mk
 include tests/report.mk
 include tests/profile_e2e.mk
+include tests/annotate.mk
 include tests/fuzz.mk
 include tests/hostile.mk
 include tests/supervise.mk

@@ -368,6 +368,51 @@ static size_t count_substr(const char *s, const char *needle)
 
 /* ---------------- report tests ---------------- */
 
+/* Annotated functions in a profile record: the three hottest loops of the
+ * operation in both reports; the folded views (source lines, disassembly)
+ * in the page only, escaped. */
+START_TEST(test_annotated_views)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	json_t *pa = profile_record("Alpha-1", "sign", 1);
+	json_t *loops = json_array();
+	for (int i = 0; i < 4; i++)
+		json_array_append_new(loops, json_pack("{s:s, s:s, s:i, s:i, s:s, s:f}", "start", "0x1190", "end", "0x11a2",
+		                                       "insns", 5, "depth", 1, "source", i == 3 ? "poly.c:99" : "poly.c:40-44",
+		                                       "share", 0.5 - 0.1 * i));
+	json_t *ann = json_pack("{s:s, s:s, s:b, s:f, s:f, s:o, s:i, "
+	                        "s:[{s:s, s:i, s:n, s:s, s:i, s:f}], s:[{s:s, s:I, s:s, s:i, s:f, s:s, s:i, s:n}]}",
+	                        "function", "poly_mul", "skid", "cpu-clock skids", "source_lines", 1, "share", 0.61,
+	                        "self_share", 0.6, "loops", loops, "instructions_total", 1,
+	                        "lines", "file", "poly.c", "line", 42, "inlined_from", "text", "x = a<b && c;", "samples", 900,
+	                        "share", 0.18,
+	                        "instructions", "addr", "0x1190", "offset", (json_int_t)0, "asm", "imul rax, rcx",
+	                        "samples", 900, "share", 0.18, "file", "poly.c", "line", 42, "inlined_from");
+	json_object_set_new(pa, "annotate", json_pack("[o, {s:s, s:s}]", ann, "function", "gone", "error", "library <missing>"));
+	put_json(dir, "profile/Alpha-1__harness-default__sign.json", pa);
+	pq_error err = { 0 };
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	char *md = slurp(dir, "report.md"), *html = slurp(dir, "report.html");
+	ck_assert(strstr(md, "| `poly_mul` | 0x1190–0x11a2, 5 instructions | `poly.c:40-44` | 50% |") != NULL);
+	ck_assert(strstr(md, "| `poly_mul` | 0x1190–0x11a2, 5 instructions | `poly.c:40-44` | 30% |") != NULL);
+	ck_assert(strstr(md, "poly.c:99") == NULL);           /* three loops only */
+	ck_assert(strstr(md, "imul rax") == NULL);            /* folds are for the page */
+	ck_assert(strstr(md, "Annotated view of gone: not available (library ") != NULL);
+	char why[256] = "";
+	ck_assert_msg(html_balanced(html, why, sizeof why), "unbalanced HTML: %s", why);
+	ck_assert(strstr(html, "<details class=\"fold\"><summary>Annotated: poly_mul — 61% of sign in its code (self 60%)</summary>") != NULL);
+	ck_assert(strstr(html, "<summary>Disassembly of poly_mul (1 instructions)</summary>") != NULL);
+	ck_assert(strstr(html, "imul rax, rcx") != NULL);
+	ck_assert(strstr(html, "x = a&lt;b &amp;&amp; c;") != NULL);
+	ck_assert(strstr(html, "<script") == NULL);
+	free(md);
+	free(html);
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_markdown_structure)
 {
 	char dir[64];
@@ -1149,6 +1194,7 @@ static Suite *report_suite(void)
 	tcase_add_test(r, test_markdown_structure);
 	tcase_add_test(r, test_evidence_hashes);
 	tcase_add_test(r, test_html_page);
+	tcase_add_test(r, test_annotated_views);
 	tcase_add_test(r, test_csv_rows);
 	tcase_add_test(r, test_plain_dir_tsc_label);
 	tcase_add_test(r, test_bad_json_names_file);

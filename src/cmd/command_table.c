@@ -22,6 +22,7 @@ const struct command pq_commands[] = {
 	{ "leak", cmd_leak, "timing-leak smoke test: fixed-vs-random t-tests per operation", CMD_RUNS_CHILDREN },
 	{ "profile", cmd_profile, "sample operations into a .pqt trace and report hotspots", CMD_RUNS_CHILDREN },
 	{ "report", cmd_report, "hotspots, call tree, groups and calls per op from a trace", 0 },
+	{ "annotate", cmd_annotate, "one function's instructions, source lines and loops from a trace; two builds side by side", 0 },
 	{ "export", cmd_export, "a trace in the formats flame graph and profile viewers read", 0 },
 	{ "trace", cmd_trace, "inspect .pqt sample traces (info, dump, check)", 0 },
 	{ "compare", cmd_compare, "compare two record sets: ratios with intervals, per-function deltas", 0 },

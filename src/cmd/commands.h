@@ -57,6 +57,7 @@ int cmd_sizes(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -10,7 +10,7 @@ libpqprof_cmd_a_SOURCES = src/cmd/commands.h \
 	src/cmd/cmd_trace.c src/cmd/cmd_run.c src/cmd/cmd_merge.c src/cmd/cmd_compare.c
 # profile, report and export (the sampling profiler's commands).
 libpqprof_cmd_a_SOURCES += src/cmd/cmd_profile.c src/cmd/cmd_report.c src/cmd/cmd_report.h \
-	src/cmd/cmd_export.c
+	src/cmd/cmd_export.c src/cmd/cmd_annotate.c
 # schemes and slurm: what run finds by name, where pqprof's files are, and
 # campaigns as Slurm job arrays; cmd_outdir: announced output directories.
 libpqprof_cmd_a_SOURCES += src/cmd/cmd_leak.c src/cmd/cmd_schemes.c src/cmd/cmd_slurm.c src/cmd/cmd_outdir.c src/cmd/cmd_outdir.h

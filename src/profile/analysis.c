@@ -353,7 +353,7 @@ static uint32_t func_id(struct analysis *a, const struct sym_frame *f)
  * generated shim in a removed build directory): never a path of the
  * machine the library was built on.  A suffix of path, so no copy.
  */
-static const char *source_display(const struct analysis *a, const char *path)
+const char *analysis_source_display(const struct analysis *a, const char *path)
 {
 	if (!path)
 		return NULL;
@@ -387,7 +387,7 @@ static int resolve_addr(struct analysis *a, struct space *s, uint64_t addr, uint
 		uint32_t id = func_id(a, &fr[i]);
 		if (id == NO_FUNC)
 			return oom(err);
-		a->af[a->naf++] = (struct aframe){ id, fr[i].line, source_display(a, fr[i].file), fr[i].file,
+		a->af[a->naf++] = (struct aframe){ id, fr[i].line, analysis_source_display(a, fr[i].file), fr[i].file,
 		                                   fr[i].inlined };
 		if (fr[i].inlined)
 			a->funcs[id].seen_inlined = 1;

@@ -50,6 +50,7 @@ struct analysis_opts {
 	int tree_depth;                 /* 0: 24 */
 	const char *flamegraph;         /* SVG path named in the record ("flamegraph"), or NULL */
 	const char *folded;             /* folded-stacks path named in the record ("folded"), or NULL */
+	int annotate;                   /* functions annotated in the record, 0: 3, < 0: none */
 };
 
 struct analysis_stats {

@@ -127,6 +127,13 @@ struct analysis {
 	folded *folded;             /* built on first use */
 };
 
+/* A source path as reports show it: relative to the instance's source
+ * tree, else its last component (a suffix of path; NULL for NULL). */
+const char *analysis_source_display(const struct analysis *a, const char *path);
+
+/* Calls of the operation the trace saw (its units per op divide by this). */
+uint64_t analysis_op_calls(const struct analysis *a, const struct opinfo *o);
+
 /* Grow *p (elements of size elem) so that it holds at least need. */
 static inline int grow(void *pp, size_t *cap, size_t need, size_t elem)
 {

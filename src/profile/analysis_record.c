@@ -8,6 +8,7 @@
 #include "config.h"
 #include "profile/analysis.h"
 #include "profile/analysis_model.h"
+#include "profile/annotate.h"
 #include "profile/families.h"
 #include "profile/uprobe_count.h"
 
@@ -453,7 +454,7 @@ static unsigned stack_families(const struct analysis *a, const struct stk *k, co
 	return m;
 }
 
-static uint64_t op_calls(const struct analysis *a, const struct opinfo *o)
+uint64_t analysis_op_calls(const struct analysis *a, const struct opinfo *o)
 {
 	const char *markers = header_str(a->header, "op_markers", "per-call");
 	return strcmp(markers, "per-run") == 0 ? o->max_end : o->ends;
@@ -486,6 +487,33 @@ static json_t *unwind_json(const struct opinfo *o, json_t *warnings)
 	                 "incomplete_share", share, "frames", "cfi", (json_int_t)u->frames_cfi,
 	                 "frame_pointer", (json_int_t)u->frames_fp, "scan", (json_int_t)u->frames_scan,
 	                 "stitched", (json_int_t)u->frames_stitched);
+}
+
+/*
+ * The hottest functions of the operation down to the instruction
+ * (annotate.h), so that other tools can render them; a function that
+ * cannot be annotated (its library is gone) is named with the reason.
+ */
+static json_t *annotate_json(struct analysis *a, const char *op)
+{
+	int want = a->opts.annotate ? a->opts.annotate : 3;
+	json_t *out = json_array();
+	if (want < 0)
+		return out;
+	json_t *names = analysis_annotate_hottest(a, op, (size_t)want);
+	const struct annotate_opts ao = { ANNOTATE_RECORD_INSNS, 1 };
+	size_t i;
+	json_t *nm;
+	json_array_foreach(names, i, nm) {
+		json_t *ann = NULL;
+		pq_error e = { 0 };
+		if (analysis_annotate(a, op, json_string_value(nm), &ao, &ann, &e) < 0)
+			ann = json_pack("{s:O, s:s}", "function", nm, "error", e.msg);
+		if (ann)
+			json_array_append_new(out, ann);
+	}
+	json_decref(names);
+	return out;
 }
 
 int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_error *err)
@@ -571,7 +599,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 			goto out;
 		}
 	}
-	uint64_t ops = op_calls(a, o);
+	uint64_t ops = analysis_op_calls(a, o);
 	double upo = ops ? (double)weight / (double)ops : 0;
 	json_t *calls = calls_json(a, &t, o->name, samples, upo);
 	json_t *r = json_object();
@@ -605,6 +633,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_object_set_new(r, "trace", json_string(a->trace_path));
 	json_object_set_new(r, "flamegraph", a->opts.flamegraph ? json_string(a->opts.flamegraph) : json_null());
 	json_object_set_new(r, "folded", a->opts.folded ? json_string(a->opts.folded) : json_null());
+	json_object_set_new(r, "annotate", annotate_json(a, o->name));
 	json_object_set_new(r, "modules_unverified", json_deep_copy(a->unverified));
 	json_t *warn = json_deep_copy(a->warnings);
 	json_object_set_new(r, "unwind", unwind_json(o, warn));

@@ -31,3 +31,10 @@ src/profile/pprof_profile.pb-c.h: src/profile/pprof_profile.pb-c.c
 src/profile/pprof_profile.pb-c.c: $(srcdir)/src/profile/pprof_profile.proto
 	$(AM_V_GEN)$(MKDIR_P) src/profile && \
 	$(PROTOC_C) --proto_path=$(srcdir)/src/profile --c_out=src/profile $(srcdir)/src/profile/pprof_profile.proto
+# annotate: one function down to instructions, lines, blocks and loops
+# (capstone disassembly of the library file, joined with the trace).
+libpqprof_a_SOURCES += \
+	src/profile/code_flow.c src/profile/code_flow.h \
+	src/profile/disasm.c src/profile/disasm.h \
+	src/profile/annotate.h src/profile/analysis_annotate.c \
+	src/profile/annotate_view.c src/profile/annotate_view.h

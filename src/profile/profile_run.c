@@ -37,7 +37,8 @@
 
 const char *profile_event_unit(const char *event)
 {
-	return event && strcmp(event, "cycles") == 0 ? "cycles" : "ns";
+	/* "cycles", or precise "cycles:p" / "cycles:pp" */
+	return event && strncmp(event, "cycles", 6) == 0 && (event[6] == 0 || event[6] == ':') ? "cycles" : "ns";
 }
 
 static uint64_t mono_ns(void)

@@ -214,6 +214,23 @@ static const char *event_label(enum sampler_event ev)
 	}
 }
 
+/* perf_event_open, dropping what older kernels reject: build_id (before
+ * 5.12), then use_clockid (before 4.1). */
+static long open_ladder(struct perf_event_attr *a)
+{
+	long fd = perf_open(a);
+	if (fd < 0 && errno == EINVAL) {
+		a->build_id = 0;
+		fd = perf_open(a);
+		if (fd < 0 && errno == EINVAL) {
+			a->use_clockid = 0;
+			a->clockid = 0;
+			fd = perf_open(a);
+		}
+	}
+	return fd;
+}
+
 /* Open one event kind; on success fills sc and returns the fd. */
 static int try_open(const struct sampler_config *cfg, enum sampler_event ev,
                     unsigned data_pages, struct sampler_child *sc)
@@ -262,21 +279,24 @@ static int try_open(const struct sampler_config *cfg, enum sampler_event ev,
 	a.wakeup_watermark = (uint32_t)((uint64_t)data_pages * (uint64_t)sysconf(_SC_PAGESIZE) / 4);
 	a.build_id = 1;
 
-	long fd = perf_open(&a);
-	if (fd < 0 && errno == EINVAL) {
-		/* Kernels before 5.12 reject build_id; before 4.1 use_clockid. */
-		a.build_id = 0;
-		fd = perf_open(&a);
-		if (fd < 0 && errno == EINVAL) {
-			a.use_clockid = 0;
-			a.clockid = 0;
-			fd = perf_open(&a);
-		}
+	/* Cycles as precisely as the PMU samples them (PEBS, IBS: perf's :pp,
+	 * then :p), so samples skid less; the label says which was used. */
+	const struct perf_event_attr base = a;
+	int precise = ev == SAMPLER_EVENT_CYCLES ? 2 : 0;
+	long fd;
+	for (;;) {
+		a = base;
+		a.precise_ip = (unsigned)precise;
+		fd = open_ladder(&a);
+		if (fd >= 0 || precise == 0 || (errno != EINVAL && errno != EOPNOTSUPP && errno != ENOENT))
+			break;
+		precise--;
 	}
 	if (fd < 0)
 		return -1;
 	sc->fd = (int)fd;
-	snprintf(sc->event_name, sizeof sc->event_name, "%s", event_label(ev));
+	snprintf(sc->event_name, sizeof sc->event_name, "%s%s", event_label(ev),
+	         precise == 2 ? ":pp" : precise == 1 ? ":p" : "");
 	sc->mode = cfg->mode;
 	sc->freq = freq;
 	sc->period = freq ? 0 : cfg->period;

@@ -69,7 +69,7 @@ const char *sampler_mode_name(enum sampler_mode m);
 
 struct sampler_child {
 	int fd;                   /* the sampling event, -1 when closed */
-	char event_name[32];      /* "cycles", "cpu-clock", "task-clock" */
+	char event_name[32];      /* "cycles" (":p"/":pp" when precise), "cpu-clock", "task-clock" */
 	char fallback[160];       /* why cycles were not used, "" if they were */
 	enum sampler_mode mode;
 	unsigned freq;            /* effective frequency (0 if period mode) */

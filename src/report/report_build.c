@@ -23,6 +23,7 @@
 
 #define TOP_FUNCTIONS 12
 #define TOP_LINES 8
+#define TOP_LOOPS 3
 #define MAX_FOOTNOTES 64
 #define MAX_GROUPS 8
 
@@ -1096,6 +1097,116 @@ static int cmp_self(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+static int cmp_loop_share(const void *a, const void *b)
+{
+	double x = num_or(*(json_t *const *)a, "share"), y = num_or(*(json_t *const *)b, "share");
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The hottest loops of the operation's annotated functions (back edges in
+ * their disassembly), with their source ranges. */
+static void hot_loops(const json_t *p, rdoc *d)
+{
+	const json_t *ann = jp(p, "annotate");
+	json_t *all = json_array();
+	size_t i, j;
+	json_t *a, *l;
+	json_array_foreach(ann, i, a) {
+		json_array_foreach(json_object_get(a, "loops"), j, l) {
+			json_t *c = json_deep_copy(l);
+			json_object_set(c, "function", json_object_get(a, "function"));
+			json_array_append_new(all, c);
+		}
+	}
+	size_t n = json_array_size(all);
+	json_t **v = calloc(n + 1, sizeof *v);
+	if (v && n) {
+		for (i = 0; i < n; i++)
+			v[i] = json_array_get(all, i);
+		qsort(v, n, sizeof *v, cmp_loop_share);
+		rdoc_para(d, "Hottest loops (back edges in the disassembly of the hottest functions):");
+		static const char *const hdr[] = { "function", "loop (addresses)", "source", "share" };
+		struct rd_table *t = rdoc_table(d, 4, hdr);
+		for (i = 0; i < n && i < TOP_LOOPS; i++) {
+			char where[96], sh[32];
+			snprintf(where, sizeof where, "%s–%s, %.0f instructions", jp_str(v[i], "start", "?"),
+			         jp_str(v[i], "end", "?"), jp_num(v[i], "insns", 0));
+			report_fmt_share(sh, sizeof sh, num_or(v[i], "share"));
+			const char *cells[] = { jp_str(v[i], "function", "?"), where, jp_str(v[i], "source", NULL), sh };
+			rd_row(d, t, cells, 1u | 4u);
+		}
+	}
+	free(v);
+	json_decref(all);
+}
+
+/* One annotated function, folded: source lines with their shares, then
+ * the disassembly in a fold of its own. */
+static void annotated_view(const json_t *a, const char *op, rdoc *d)
+{
+	char sh[32], self[32];
+	if (jp_str(a, "error", NULL)) {
+		rdoc_para(d, "Annotated view of %s: not available (%s).", jp_str(a, "function", "?"),
+		          jp_str(a, "error", ""));
+		return;
+	}
+	report_fmt_share(sh, sizeof sh, num_or(a, "share"));
+	report_fmt_share(self, sizeof self, num_or(a, "self_share"));
+	rdoc_fold(d, "Annotated: %s — %s of %s in its code (self %s)", jp_str(a, "function", "?"), sh, op, self);
+	rdoc_para(d, "Samples by the instruction they landed on, %s. Skid: %s",
+	          jp_true(a, "source_lines") ? "summed per source line" : "no DWARF line information, so by "
+	                                                                  "instruction alone",
+	          jp_str(a, "skid", "not stated"));
+	const json_t *lines = jp(a, "lines");
+	if (jp_true(a, "source_lines") && json_array_size(lines)) {
+		static const char *const hdr[] = { "source line", "share", "samples", "source" };
+		struct rd_table *t = rdoc_table(d, 4, hdr);
+		size_t i;
+		json_t *l;
+		json_array_foreach(lines, i, l) {
+			char where[1200], smp[32], lsh[32];
+			const char *in = jp_str(l, "inlined_from", NULL);
+			snprintf(where, sizeof where, "%s:%.0f%s%s%s", jp_str(l, "file", "?"), jp_num(l, "line", 0),
+			         in ? " (inlined " : "", in ? in : "", in ? ")" : "");
+			snprintf(smp, sizeof smp, "%.0f", jp_num(l, "samples", 0));
+			if (jp_num(l, "samples", 0) > 0)
+				report_fmt_share(lsh, sizeof lsh, num_or(l, "share"));
+			else
+				snprintf(lsh, sizeof lsh, "·");
+			const char *cells[] = { where, lsh, smp, jp_str(l, "text", "") };
+			rd_row(d, t, cells, 1u | 8u);
+		}
+	}
+	const json_t *ins = jp(a, "instructions");
+	rdoc_fold(d, "Disassembly of %s (%.0f instructions)", jp_str(a, "function", "?"),
+	          jp_num(a, "instructions_total", (double)json_array_size(ins)));
+	size_t cap = 256 + 160 * json_array_size(ins), len = 0;
+	char *buf = malloc(cap);
+	if (buf) {
+		buf[0] = 0;
+		size_t i;
+		json_t *x;
+		json_array_foreach(ins, i, x) {
+			char pct[16] = "";
+			if (jp_num(x, "samples", 0) > 0)
+				snprintf(pct, sizeof pct, "%5.1f%%", 100 * num_or(x, "share"));
+			const char *f = jp_str(x, "file", NULL);
+			char src[256] = "";
+			if (f)
+				snprintf(src, sizeof src, "  ; %s:%.0f", f, jp_num(x, "line", 0));
+			int k = snprintf(buf + len, cap - len, "%7s %7.0f  %-10s %-40s%s\n", pct, jp_num(x, "samples", 0),
+			                 jp_str(x, "addr", "?"), jp_str(x, "asm", "?"), src);
+			if (k < 0 || (size_t)k >= cap - len)
+				break;
+			len += (size_t)k;
+		}
+		rdoc_pre(d, buf);
+		free(buf);
+	}
+	rdoc_fold_end(d);
+	rdoc_fold_end(d);
+}
+
 static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d)
 {
 	const json_t *p = o->profile;
@@ -1171,6 +1282,9 @@ static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d
 			rd_row(d, t, cells, 1u | 2u);
 		}
 	}
+	hot_loops(p, d);
+	for (size_t i = 0; i < json_array_size(jp(p, "annotate")); i++)
+		annotated_view(json_array_get(jp(p, "annotate"), i), jp_str(p, "op", "the operation"), d);
 	if (o->flame_file[0])
 		rdoc_flame(d, "flame graph", o->flame_file);
 }

@@ -196,6 +196,26 @@ void rdoc_flame(rdoc *d, const char *caption, const char *path)
 	b->path = checked(d, strdup(path));
 }
 
+void rdoc_fold(rdoc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	push_text(d, RD_FOLD, fmt, ap);
+	va_end(ap);
+}
+
+void rdoc_fold_end(rdoc *d)
+{
+	push(d, RD_FOLD_END);
+}
+
+void rdoc_pre(rdoc *d, const char *text)
+{
+	struct rd_block *b = push(d, RD_PRE);
+	if (b)
+		b->text = checked(d, strdup(text ? text : ""));
+}
+
 void rdoc_free(rdoc *d)
 {
 	for (size_t i = 0; i < d->n; i++) {

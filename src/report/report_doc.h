@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-enum rd_kind { RD_HEADING, RD_PARA, RD_LIST, RD_TABLE, RD_CHART, RD_FLAME };
+enum rd_kind { RD_HEADING, RD_PARA, RD_LIST, RD_TABLE, RD_CHART, RD_FLAME, RD_FOLD, RD_FOLD_END, RD_PRE };
 
 struct rd_cell {
 	char *text;
@@ -40,7 +40,8 @@ struct rd_chart {
 struct rd_block {
 	enum rd_kind kind;
 	int level;                /* heading level 1..3 */
-	char *text;               /* heading, paragraph; flame graph caption */
+	char *text;               /* heading, paragraph; flame graph caption;
+	                           * fold summary; preformatted text */
 	char *id;                 /* heading anchor, "" if none */
 	char **items;             /* list items */
 	size_t nitems, cap_items;
@@ -77,6 +78,17 @@ struct rd_chart *rdoc_chart(rdoc *d, const char *title, const char *axis, int by
 void rd_bar(rdoc *d, struct rd_chart *c, const char *label, double value);
 
 void rdoc_flame(rdoc *d, const char *caption, const char *path);
+
+/*
+ * A collapsible part of the page, closed until clicked (HTML <details>
+ * with the summary), holding the blocks up to the matching
+ * rdoc_fold_end; folds nest.  Detail for the page only: Markdown leaves
+ * the folds and everything in them out.
+ */
+void rdoc_fold(rdoc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rdoc_fold_end(rdoc *d);
+/* Preformatted text shown as it is (monospace, lines kept). */
+void rdoc_pre(rdoc *d, const char *text);
 
 /* "%s" of a printf format into a new string (NULL when out of memory). */
 char *rd_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

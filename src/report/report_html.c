@@ -31,7 +31,11 @@ static const char css[] =
 	"figure{margin:1em 0}figcaption{font-size:.85em;color:#555}\n"
 	"svg.chart text{font-size:11px;fill:#333}svg.chart .bar{fill:#4878b0}\n"
 	"svg.chart .grid{stroke:#e3e3e3}svg.chart .axis{stroke:#888}svg.chart .caption{font-size:12px}\n"
-	"iframe.flame{width:100%;height:520px;border:1px solid #ccc}\n";
+	"iframe.flame{width:100%;height:520px;border:1px solid #ccc}\n"
+	"details.fold{margin:.4em 0 .8em;padding:.2em .6em;border:1px solid #ddd;border-radius:3px}\n"
+	"details.fold>summary{cursor:pointer;font-weight:600}\n"
+	"pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8em;overflow-x:auto;"
+	"background:#fafafa;padding:.5em}\n";
 
 static void html_cell(FILE *f, const char *tag, const struct rd_cell *c)
 {
@@ -129,6 +133,19 @@ static void html_block(FILE *f, const struct rd_block *b, const char *set_dir)
 		break;
 	case RD_FLAME:
 		html_flame(f, b, set_dir);
+		break;
+	case RD_FOLD:
+		fputs("<details class=\"fold\"><summary>", f);
+		xml_escape(f, b->text);
+		fputs("</summary>\n", f);
+		break;
+	case RD_FOLD_END:
+		fputs("</details>\n", f);
+		break;
+	case RD_PRE:
+		fputs("<pre>", f);
+		xml_escape(f, b->text);
+		fputs("</pre>\n", f);
 		break;
 	}
 }

@@ -79,13 +79,24 @@ static void md_block(FILE *f, const struct rd_block *b)
 		esc_url(f, b->path);
 		fputs(")\n\n", f);
 		break;
+	case RD_FOLD:
+	case RD_FOLD_END:
+	case RD_PRE:
+		break;
 	}
 }
 
 void report_markdown_to(FILE *out, const rdoc *doc)
 {
-	for (size_t i = 0; i < doc->n; i++)
-		md_block(out, &doc->b[i]);
+	int folded = 0;   /* folds are detail for the page only */
+	for (size_t i = 0; i < doc->n; i++) {
+		if (doc->b[i].kind == RD_FOLD)
+			folded++;
+		else if (doc->b[i].kind == RD_FOLD_END)
+			folded -= folded > 0;
+		else if (!folded)
+			md_block(out, &doc->b[i]);
+	}
 }
 
 int report_write_markdown(const rdoc *doc, const char *path, pq_error *err)

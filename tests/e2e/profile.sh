@@ -45,7 +45,7 @@ samples=$("$JGET" "$R" samples)
 event=$("$JGET" "$R" event)
 unit=$("$JGET" "$R" unit)
 case "$event" in
-cycles) same "$unit" cycles "cycles are labelled cycles" ;;
+cycles | cycles:*) same "$unit" cycles "cycles are labelled cycles" ;;
 *) same "$unit" ns "$event samples are labelled ns, not cycles" ;;
 esac
 [ "$("$JGET" "$R" ops)" -ge 1 ] 2>/dev/null && pass "op count recorded" || fail "no op count"
