@@ -497,6 +497,140 @@ static void tail_excerpt(const char *log, char *out, size_t len)
 	free(text);
 }
 
+/*
+ * A level chosen by a cache variable the top CMakeLists.txt lists the
+ * values of (set_property(CACHE VAR PROPERTY STRINGS 1 3 5)): the
+ * variable and its values; 0 when there is none.
+ */
+static int cmake_level_values(const char *copy, char *var, size_t vlen, char values[][64], int max)
+{
+	char path[PATH_MAX], *text = NULL;
+	snprintf(path, sizeof path, "%s/CMakeLists.txt", copy);
+	if (read_whole_file(path, &text, NULL, 4u << 20, NULL) < 0)
+		return 0;
+	int n = 0;
+	for (char *p = text; n == 0 && (p = strcasestr(p, "set_property")); p++) {
+		char *open = strchr(p, '('), *close = open ? strchr(open, ')') : NULL;
+		if (!close)
+			break;
+		char args[1024];
+		snprintf(args, sizeof args, "%.*s", (int)(close - open - 1), open + 1);
+		char **w = NULL;
+		int nw = 0;
+		if (shell_split(args, &w, &nw) < 0)
+			continue;
+		if (nw >= 5 && strcmp(w[0], "CACHE") == 0 && strcmp(w[2], "PROPERTY") == 0 && strcmp(w[3], "STRINGS") == 0 &&
+		    !strchr(w[1], '$')) {
+			snprintf(var, vlen, "%s", w[1]);
+			for (int i = 4; i < nw && n < max; i++) {
+				/* "1;3;5" is one argument holding a list */
+				char *save = NULL;
+				for (char *v = strtok_r(w[i], ";", &save); v && n < max; v = strtok_r(NULL, ";", &save))
+					if (!strchr(v, '$'))
+						snprintf(values[n++], 64, "%s", v);
+			}
+		}
+		for (int i = 0; i < nw; i++)
+			free(w[i]);
+		free(w);
+	}
+	free(text);
+	return n;
+}
+
+/*
+ * Configure the tree into its own build directory (one per level value
+ * when `var` is set) and build its KAT targets, else all.  Returns the
+ * build's exit status, -2 when configuring failed (plan->why says why).
+ */
+static int cmake_build_one(struct obs *ob, const char *var, const char *value, int *to)
+{
+	struct build_plan *p = ob->plan;
+	char log[PATH_MAX];
+	char bdir[PATH_MAX + 100];
+	if (var)
+		snprintf(bdir, sizeof bdir, "%s/.pqprof-cmake-%s", ob->copy, value);
+	else
+		snprintf(bdir, sizeof bdir, "%s/.pqprof-cmake", ob->copy);
+
+	struct argv_buf av = { 0 };
+	av_push(&av, "cmake");
+	av_push(&av, "-S");
+	av_push(&av, ob->copy);
+	av_push(&av, "-B");
+	av_push(&av, bdir);
+	av_push(&av, "-G");
+	av_push(&av, "Unix Makefiles");
+	av_push(&av, "-DCMAKE_BUILD_TYPE=Release");
+	if (var)
+		av_pushf(&av, "-D%s=%s", var, value);
+	av_pushf(&av, "-DCMAKE_C_COMPILER=%s/cc", ob->bin);
+	av_pushf(&av, "-DCMAKE_CXX_COMPILER=%s/c++", ob->bin);
+	av_pushf(&av, "-DCMAKE_AR=%s/ar", ob->bin);
+	av_pushf(&av, "-DCMAKE_LINKER=%s/ld", ob->bin);
+	int st = run_step(ob, &av, "cmake-configure.log", to);
+	av_free(&av);
+	if (st != 0) {
+		char ex[400];
+		snprintf(log, sizeof log, "%s/cmake-configure.log", ob->root);
+		tail_excerpt(log, ex, sizeof ex);
+		note_add(p->why, sizeof p->why, "cmake could not configure the tree (%s): %s",
+		         *to ? "stopped at the time limit" : "exit status", ex);
+		return -2;
+	}
+	/* The KAT targets of each level, else everything. */
+	struct argv_buf help = { 0 };
+	av_push(&help, "cmake");
+	av_push(&help, "--build");
+	av_push(&help, bdir);
+	av_push(&help, "--target");
+	av_push(&help, "help");
+	run_step(ob, &help, "cmake-targets.log", to);
+	av_free(&help);
+	char *text = NULL;
+	struct argv_buf bd = { 0 };
+	av_push(&bd, "cmake");
+	av_push(&bd, "--build");
+	av_push(&bd, bdir);
+	char targets[512] = "";
+	snprintf(log, sizeof log, "%s/cmake-targets.log", ob->root);
+	if (read_whole_file(log, &text, NULL, 4u << 20, NULL) == 0) {
+		int first = 1;
+		for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			if (strncmp(line, "... ", 4) != 0)
+				continue;
+			char name[256];
+			if (sscanf(line + 4, "%255s", name) != 1)
+				continue;
+			char low[256];
+			size_t k = 0;
+			for (; name[k] && k + 1 < sizeof low; k++)
+				low[k] = (char)tolower((unsigned char)name[k]);
+			low[k] = '\0';
+			/* object-file targets (dir/x.c.o) and test programs are not KAT targets */
+			if (!strstr(low, "kat") || strchr(name, '/') || strchr(name, '.') || skip_target(name))
+				continue;
+			if (first)
+				av_push(&bd, "--target");
+			first = 0;
+			av_push(&bd, name);
+			size_t tl = strlen(targets);
+			snprintf(targets + tl, sizeof targets - tl, "%s%s", tl ? ", " : "", name);
+		}
+		free(text);
+	}
+	av_push(&bd, "--");
+	av_push(&bd, "-k");
+	snprintf(p->how, sizeof p->how, "cmake -DCMAKE_BUILD_TYPE=Release (C compiler: the pqprof compiler wrapper); "
+	         "cmake --build, target%s %s", strchr(targets, ',') ? "s" : "", targets[0] ? targets : "all");
+	snprintf(ob->target_desc, sizeof ob->target_desc, "cmake%s%s%s%s --build %s", var ? " -D" : "", var ? var : "",
+	         var ? "=" : "", var ? value : "", targets[0] ? targets : "all");
+	int st2 = run_step(ob, &bd, "build.log", to);
+	av_free(&bd);
+	return st2;
+
+}
+
 /* Run the build: make or cmake.  Fills plan->how and plan->why. */
 static void run_build(struct obs *ob, int cmake)
 {
@@ -519,79 +653,23 @@ static void run_build(struct obs *ob, int cmake)
 		st = run_step(ob, &av, "build.log", &to);
 		av_free(&av);
 	} else {
-		char bdir[PATH_MAX + 32];
-		snprintf(bdir, sizeof bdir, "%s/.pqprof-cmake", ob->copy);
-		struct argv_buf av = { 0 };
-		av_push(&av, "cmake");
-		av_push(&av, "-S");
-		av_push(&av, ob->copy);
-		av_push(&av, "-B");
-		av_push(&av, bdir);
-		av_push(&av, "-G");
-		av_push(&av, "Unix Makefiles");
-		av_push(&av, "-DCMAKE_BUILD_TYPE=Release");
-		av_pushf(&av, "-DCMAKE_C_COMPILER=%s/cc", ob->bin);
-		av_pushf(&av, "-DCMAKE_CXX_COMPILER=%s/c++", ob->bin);
-		av_pushf(&av, "-DCMAKE_AR=%s/ar", ob->bin);
-		av_pushf(&av, "-DCMAKE_LINKER=%s/ld", ob->bin);
-		st = run_step(ob, &av, "cmake-configure.log", &to);
-		av_free(&av);
-		if (st != 0) {
-			char ex[400];
-			snprintf(log, sizeof log, "%s/cmake-configure.log", ob->root);
-			tail_excerpt(log, ex, sizeof ex);
-			note_add(p->why, sizeof p->why, "cmake could not configure the tree (%s): %s",
-			         to ? "stopped at the time limit" : "exit status", ex);
-			return;
+		/* One configuration, or one per value of a level cache variable the tree lists. */
+		char var[128] = "", values[16][64];
+		int nval = cmake_level_values(ob->copy, var, sizeof var, values, 16);
+		for (int i = 0; i < (nval > 0 ? nval : 1); i++) {
+			st = cmake_build_one(ob, nval > 0 ? var : NULL, nval > 0 ? values[i] : NULL, &to);
+			if (st == -2)
+				return;
 		}
-		/* The KAT targets of each level, else everything. */
-		struct argv_buf help = { 0 };
-		av_push(&help, "cmake");
-		av_push(&help, "--build");
-		av_push(&help, bdir);
-		av_push(&help, "--target");
-		av_push(&help, "help");
-		run_step(ob, &help, "cmake-targets.log", &to);
-		av_free(&help);
-		char *text = NULL;
-		struct argv_buf bd = { 0 };
-		av_push(&bd, "cmake");
-		av_push(&bd, "--build");
-		av_push(&bd, bdir);
-		char targets[512] = "";
-		snprintf(log, sizeof log, "%s/cmake-targets.log", ob->root);
-		if (read_whole_file(log, &text, NULL, 4u << 20, NULL) == 0) {
-			int first = 1;
-			for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-				if (strncmp(line, "... ", 4) != 0)
-					continue;
-				char name[256];
-				if (sscanf(line + 4, "%255s", name) != 1)
-					continue;
-				char low[256];
-				size_t k = 0;
-				for (; name[k] && k + 1 < sizeof low; k++)
-					low[k] = (char)tolower((unsigned char)name[k]);
-				low[k] = '\0';
-				/* object-file targets (dir/x.c.o) and test programs are not KAT targets */
-				if (!strstr(low, "kat") || strchr(name, '/') || strchr(name, '.') || skip_target(name))
-					continue;
-				if (first)
-					av_push(&bd, "--target");
-				first = 0;
-				av_push(&bd, name);
-				size_t tl = strlen(targets);
-				snprintf(targets + tl, sizeof targets - tl, "%s%s", tl ? ", " : "", name);
+		if (nval > 0) {
+			char what[512] = "";
+			for (int i = 0; i < nval; i++) {
+				size_t n = strlen(what);
+				snprintf(what + n, sizeof what - n, "%s%s", i ? ", " : "", values[i]);
 			}
-			free(text);
+			size_t n = strlen(p->how);
+			snprintf(p->how + n, sizeof p->how - n, "; configured once per %s (%s)", var, what);
 		}
-		av_push(&bd, "--");
-		av_push(&bd, "-k");
-		snprintf(p->how, sizeof p->how, "cmake -DCMAKE_BUILD_TYPE=Release (C compiler: the pqprof compiler wrapper); "
-		         "cmake --build, target%s %s", strchr(targets, ',') ? "s" : "", targets[0] ? targets : "all");
-		snprintf(ob->target_desc, sizeof ob->target_desc, "cmake --build %s", targets[0] ? targets : "all");
-		st = run_step(ob, &bd, "build.log", &to);
-		av_free(&bd);
 	}
 	snprintf(log, sizeof log, "%s/build.log", ob->root);
 	if (st < 0)

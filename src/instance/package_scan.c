@@ -1,6 +1,8 @@
 /* package_scan: instances, implementation versions and KAT files of a package; see package_scan.h. */
 #include "config.h"
 #include "instance/package_scan.h"
+#include "instance/builder.h"
+#include "instance/observe.h"
 #include "instance/tree_scan.h"
 #include "core/atomic_file.h"
 #include "core/digest.h"
@@ -531,6 +533,22 @@ static void detect_api(struct pkg_instance *in)
 	         is_kem ? " names crypto_kem_ or CRYPTO_CIPHERTEXTBYTES" : "");
 }
 
+/* The KAT file of ps->inst[ps->ninst] (filled in), then count it. */
+static void add_instance_kat(struct pkg_state *st, struct pkg_instance *in, const char *dirname)
+{
+	char looked[1200] = "";
+	size_t k = 0;
+	for (int i = 0; i < st->nkat_dirs && k < sizeof looked; i++)
+		k += (size_t)snprintf(looked + k, sizeof looked - k, "%s%s/", i ? ", " : "", st->kat_dirs[i]);
+	if (!st->nkat_dirs)
+		snprintf(looked, sizeof looked, "the package (no KAT folder)");
+	if (strcmp(in->api, "ngcc") == 0)
+		match_kat_ngcc(st, in, dirname, looked);
+	else
+		match_kat_nist(st, in, looked);
+	st->ps->ninst++;
+}
+
 static void add_instance(struct pkg_state *st, const char *rel, const char *dirname, const char *version)
 {
 	struct pkg_scan *ps = st->ps;
@@ -564,17 +582,39 @@ static void add_instance(struct pkg_state *st, const char *rel, const char *dirn
 	} else {
 		tree_scan_free(&ts);
 	}
-	char looked[1200] = "";
-	size_t k = 0;
-	for (int i = 0; i < st->nkat_dirs && k < sizeof looked; i++)
-		k += (size_t)snprintf(looked + k, sizeof looked - k, "%s%s/", i ? ", " : "", st->kat_dirs[i]);
-	if (!st->nkat_dirs)
-		snprintf(looked, sizeof looked, "the package (no KAT folder)");
-	if (strcmp(in->api, "ngcc") == 0)
-		match_kat_ngcc(st, in, dirname, looked);
-	else
-		match_kat_nist(st, in, looked);
-	ps->ninst++;
+	/*
+	 * One tree whose own build links several KAT programs (a level per
+	 * CMake target or cache value, a shell loop over parameter sets): one
+	 * instance each, unless the directory names one of them.
+	 */
+	const struct build_plan *bp = NULL;
+	pq_error perr = { 0 };
+	int expand = 0;
+	if (observe_enabled() && (has_file(in->tree, "Makefile") || has_file(in->tree, "makefile") ||
+	                          has_file(in->tree, "GNUmakefile") || has_file(in->tree, "CMakeLists.txt")) &&
+	    instance_tree_plan(in->tree, st->within, &bp, &perr) == 0 && bp->observed && bp->ninst > 1) {
+		expand = 1;
+		for (int v = 0; v < bp->ninst; v++)
+			if (plan_instance_matches(&bp->inst[v], dirname))
+				expand = 0;
+	}
+	if (expand) {
+		struct pkg_instance base = *in;
+		for (int v = 0; v < bp->ninst && ps->ninst < PKG_MAX_INSTANCES; v++) {
+			const struct plan_instance *pi = &bp->inst[v];
+			struct pkg_instance *one = &ps->inst[ps->ninst];
+			*one = base;
+			/* The header's default no longer matters: the build names each instance. */
+			const char *fail = strstr(base.warning, "the build will fail");
+			snprintf(one->warning, sizeof one->warning, "%s", fail ? fail : "");
+			snprintf(one->name, sizeof one->name, "%s", pi->name[0] ? pi->name : pi->label);
+			snprintf(one->name_why, sizeof one->name_why,
+			         "observed: the tree's own build (%.300s) links %.200s for it", bp->how, pi->program);
+			add_instance_kat(st, one, one->name);
+		}
+		return;
+	}
+	add_instance_kat(st, in, dirname);
 }
 
 /* The implementation version of an instance: the folder's, plus any variant folders on the way. */

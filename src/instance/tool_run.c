@@ -159,6 +159,12 @@ void log_excerpt(const char *log, char *out, size_t len, const char *tree, const
 	if (start) {
 		while (start > text && start[-1] != '\n')
 			start--;
+		/* collect2 only closes: what the linker said is on the lines before. */
+		for (int back = 0; back < 2 && strncmp(start, "collect2", 8) == 0 && start > text; back++) {
+			start--;
+			while (start > text && start[-1] != '\n')
+				start--;
+		}
 	} else {
 		start = text;
 	}

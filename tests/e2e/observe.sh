@@ -91,6 +91,21 @@ expect_rc 4 "a tree linking a library that is not installed" -- "$PQPROF" build 
 expect_grep "$WORK/out" '^verdict: external library missing: -lntl$' "verdict line"
 expect_grep "$WORK/err" 'install the Debian package libntl-dev' "the verdict names the package"
 
+# A package whose one CMake tree builds each level with a cache variable (set_property ... STRINGS 1 3 5).
+K="$O/pkg-cmake-levels"
+if command -v cmake >/dev/null 2>&1; then
+	expect_rc 0 "scan the multi-level CMake package" -- "$PQPROF" scan "$K"
+	expect_grep "$WORK/out" "NGCC layout, 3 instances" "one instance per level"
+	expect_grep "$WORK/out" "configured once per KITE_LEVEL \(1, 3, 5\)\) links .pqprof-cmake-3/apps/kite_kat for it" \
+		"each level's name comes from its observed configuration"
+	expect_rc 0 "run the multi-level CMake package" -- "$PQPROF" run "$K" --quick --steps build,kat,report --out "$WORK/runk"
+	for l in L1 L3 L5; do
+		json_has "$WORK/runk/kat/Kite-${l}__reference__harness-default.json" '"verdict": "PASS"' "package level Kite-$l: KAT PASS"
+	done
+	json_has "$WORK/runk/build/Kite-L5__reference__harness-default.json" '"flag": "-DKITE_LEVEL=5"' \
+		"level 5 built with its configuration's switch"
+fi
+
 # CRLF line endings everywhere (a NIST tree edited on Windows).
 R="$O/crlf-nist"
 expect_rc 0 "run the CRLF tree" -- "$PQPROF" run "$R" --quick --steps build,kat,report --out "$WORK/runr"
