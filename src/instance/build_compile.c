@@ -466,7 +466,8 @@ int stage_link(struct build_ctx *b, pq_error *err)
 		struct cc_limits link_lim = b->lim;
 		if (ln > 0)
 			link_lim.as_user = 0;
-		r = run_units(&link, &logp, &lname, 1, 1, "linking", &link_lim, b->base, b->tmpdir, err);
+		/* The linker names sources by their debug-info paths: the tree's, not the copy's. */
+		r = run_units(&link, &logp, &lname, 1, 1, "linking", &link_lim, res->ts.root, b->tmpdir, err);
 		if (r < 0)
 			explain_missing_library(res, err);
 		if (r == 0)
