@@ -7,6 +7,7 @@
 #include "instance/flag_check.h"
 #include "instance/instance_discover.h"
 #include "instance/isa_check.h"
+#include "instance/link_scope.h"
 #include "core/atomic_file.h"
 #include "core/contain.h"
 #include "core/fixed_str.h"
@@ -453,7 +454,8 @@ static const char *base_name(const char *p)
 }
 
 /* Common compiler flags: the assembled list (profile, tree, user, -D), -g -fPIC, includes. */
-static void push_common(struct argv_buf *a, const struct flag_list *fl, const struct tree_scan *ts, const char *base)
+static void push_common(struct argv_buf *a, const struct flag_list *fl, const struct tree_scan *ts, const char *base,
+                        enum link_scope scope)
 {
 	for (int i = 0; i < fl->n; i++) {
 		/* -I from the tree's build files are relative to the tree */
@@ -464,6 +466,8 @@ static void push_common(struct argv_buf *a, const struct flag_list *fl, const st
 	}
 	av_push(a, "-g");
 	av_push(a, "-fPIC");
+	for (const char *const *f = link_scope_cflags(scope); *f; f++)
+		av_push(a, *f);
 	for (int i = 0; downgrades[i]; i++)
 		av_push(a, downgrades[i]);
 	av_pushf(a, "-I%s", base);
@@ -706,6 +710,9 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	for (int i = 0; i < res->flags.n; i++)
 		append_flag(res->cflags, sizeof res->cflags, res->flags.v[i].flag);
 	append_flag(res->cflags, sizeof res->cflags, "-g -fPIC");
+	enum link_scope scope = opt->plain_pic ? LINK_SCOPE_PLAIN_PIC : LINK_SCOPE_LOCAL;
+	if (*link_scope_flags(scope))
+		append_flag(res->cflags, sizeof res->cflags, link_scope_flags(scope));
 	res->downgraded = 1;
 
 	notes_add(res, "api: %s %s (header %s)", tree_api_name(ts->api),
@@ -715,6 +722,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	for (int i = 0; i < res->flags.n; i++)
 		notes_add(res, "flags: %s <- %s", res->flags.v[i].flag, res->flags.v[i].origin);
 	notes_add(res, "flags: -g -fPIC <- pqprof (symbols and debug info are always kept)");
+	notes_add(res, "linkage: %s: %s <- pqprof", link_scope_name(scope), link_scope_summary(scope));
 	notes_add(res, "flags: implicit declarations, incompatible pointer types, int conversions and implicit int downgraded to warnings <- pqprof");
 	if (opt->flags_origin && opt->extra_cflags && *opt->extra_cflags)
 		notes_add(res, "flags: %s <- %s (%s)", opt->extra_cflags, opt->flags_origin,
@@ -778,6 +786,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	}
 	av_push(&link, "-g");
 	av_push(&link, "-shared");
+	for (const char *const *f = link_scope_ldflags(scope); *f; f++)
+		av_push(&link, *f);
 	/*
 	 * Linked in the build directory (the compiler's uid may not write beside
 	 * the target), copied beside the target and renamed: a failed build
@@ -805,7 +815,7 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
 		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
 		av_push(&cmds[u], cc);
-		push_common(&cmds[u], &res->flags, ts, base);
+		push_common(&cmds[u], &res->flags, ts, base, scope);
 		if (shim)
 			av_pushf(&cmds[u], "-I%s", tmpdir);
 		av_push(&cmds[u], "-c");

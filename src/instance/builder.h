@@ -58,6 +58,7 @@ struct build_options {
 	const char *instance;
 	const char *instance_hint;
 	int no_tree_flags;         /* do not read the tree's Makefile / CMakeLists.txt */
+	int plain_pic;             /* plain -fPIC library form, not local binding (link_scope.h) */
 };
 
 struct build_result {

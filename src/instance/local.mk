@@ -4,6 +4,7 @@ libpqprof_a_SOURCES += \
 	src/instance/tree_scan.c src/instance/tree_scan.h \
 	src/instance/shim.c src/instance/shim.h \
 	src/instance/builder.c src/instance/builder.h \
+	src/instance/link_scope.c src/instance/link_scope.h \
 	src/instance/flag_check.c src/instance/flag_check.h \
 	src/instance/tree_flags.c src/instance/tree_flags.h src/instance/cmake_flags.c \
 	src/instance/instance_discover.c src/instance/instance_discover.h \
