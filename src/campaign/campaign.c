@@ -1220,20 +1220,32 @@ static void print_summary(struct campaign *c, FILE *out)
 			         v && strcmp(v, "PASS") != 0 ? " (output not validated)" : "");
 			json_decref(k);
 		}
+		path_of(c, p, sizeof p, "interposition", u->label, NULL, ".json");
+		json_t *ic = read_json(p);
 		for (int o = 0; o < PQ_OP_COUNT; o++) {
 			path_of(c, p, sizeof p, "records", u->label, pq_op_name(o), ".json");
 			json_t *r = read_json(p);
 			if (!r)
 				continue;
+			/* The interposition check's factor, where it is beyond the noise. */
+			char shown_verdict[200];
+			json_t *f = json_object_get(json_object_get(ic, "ops"), pq_op_name(o));
+			if (json_is_true(json_object_get(f, "beyond_noise")))
+				snprintf(shown_verdict, sizeof shown_verdict, "%s; plain -fPIC %.1fx %s", verdict,
+				         json_number_value(json_object_get(f, "factor")),
+				         json_number_value(json_object_get(f, "factor")) >= 1 ? "slower" : "faster");
+			else
+				snprintf(shown_verdict, sizeof shown_verdict, "%s", verdict);
 			const char *ru = json_string_value(json_object_get(json_object_get(r, "backend"), "unit"));
 			if (!header || (ru && unit && strcmp(ru, unit) != 0)) {
 				bench_table_header(out, ru);
 				header = 1;
 				unit = ru ? strdup(ru) : NULL;
 			}
-			bench_table_row(out, r, shown, verdict);
+			bench_table_row(out, r, shown, shown_verdict);
 			json_decref(r);
 		}
+		json_decref(ic);
 		if (!built_ok(c, u)) {
 			path_of(c, p, sizeof p, "build", u->label, NULL, ".json");
 			json_t *b = read_json(p);

@@ -80,17 +80,17 @@ static void statement(json_t *rec, int measured_plain)
 		flagged |= json_is_true(json_object_get(e, "beyond_noise"));
 	}
 	char s[400];
-	const char *tail = measured_plain ? "figures below are for the plain `-fPIC` build (--plain-pic)"
+	const char *tail = measured_plain ? "figures below are for the plain -fPIC build (--plain-pic)"
 	                                  : "figures below are for the locally bound build";
 	if (!worst)
 		snprintf(s, sizeof s, "the interposition check measured no factor; %s", tail);
 	else if (wf >= 1 && json_is_true(json_object_get(json_object_get(ops, worst), "beyond_noise")))
-		snprintf(s, sizeof s, "the plain `-fPIC` library is %.1fx slower in %s; %s", wf, worst, tail);
+		snprintf(s, sizeof s, "the plain -fPIC library is %.1fx slower in %s; %s", wf, worst, tail);
 	else if (flagged)
-		snprintf(s, sizeof s, "the plain `-fPIC` library differs from the locally bound one beyond the noise "
+		snprintf(s, sizeof s, "the plain -fPIC library differs from the locally bound one beyond the noise "
 		         "(largest factor %.2fx, in %s); %s", wf, worst, tail);
 	else
-		snprintf(s, sizeof s, "the plain `-fPIC` library is no slower (largest factor %.2fx, in %s, within the "
+		snprintf(s, sizeof s, "the plain -fPIC library is no slower (largest factor %.2fx, in %s, within the "
 		         "noise); %s", wf, worst, tail);
 	json_object_set_new(rec, "statement", json_string(s));
 	json_object_set_new(rec, "flagged", json_boolean(flagged));
