@@ -988,7 +988,8 @@ static void bench_all(struct campaign *c, json_t *env)
 	const char **profiles = calloc((size_t)n, sizeof *profiles);
 	json_t **recs = calloc((size_t)n, sizeof *recs);
 	pq_error *errs = calloc((size_t)n, sizeof *errs);
-	if (!desc || !uops || !nops || !who || !cfgs || !profiles || !recs || !errs) {
+	char (*logs)[PATH_MAX] = calloc((size_t)n, sizeof *logs);   /* the scheme's output, per bench */
+	if (!desc || !uops || !nops || !who || !cfgs || !profiles || !recs || !errs || !logs) {
 		pq_error err;
 		pq_fail(&err, PQ_ENOMEM, "out of memory for %d units", n);
 		stop_campaign(c, &err);
@@ -1019,6 +1020,8 @@ static void bench_all(struct campaign *c, json_t *env)
 				.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
 				.command = c->o->command, .instance = desc[k], .environment = env,
 			};
+			path_of(c, logs[m], sizeof logs[m], "output", c->units[k].label, pq_op_name(op), ".bench.log");
+			cfgs[m].output_log = logs[m];
 			profiles[m] = c->units[k].profile;
 			who[m++] = k;
 		}
@@ -1060,6 +1063,7 @@ out:
 	free(profiles);
 	free(recs);
 	free(errs);
+	free(logs);
 }
 
 /*
@@ -1261,7 +1265,7 @@ static void print_summary(struct campaign *c, FILE *out)
 static int make_subdirs(const char *dir, pq_error *err)
 {
 	static const char *const subs[] = { "", "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                                    "traces", "flame", "interposition", NULL }; /* leak/: made by the leak step */
+	                                    "traces", "flame", "interposition", "output", NULL }; /* leak/: made by the leak step */
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		int r = path_fmt(p, sizeof p, err, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);

@@ -384,6 +384,17 @@ static void section_kat(const struct record_set *rs, rdoc *d)
 	}
 	if (fn.n)
 		rdoc_para(d, "These instances are timed anyway; their output is not validated.");
+	/* Instances that passed can still deviate from the API (a key from another process refused...). */
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		if (!rs_validated(in))
+			continue;
+		size_t k;
+		json_t *n;
+		json_array_foreach(jp(in->kat, "outcome.notes"), k, n)
+			if (json_is_string(n))
+				rdoc_para(d, "API deviation, %s: %s.", row_name(in), json_string_value(n));
+	}
 }
 
 /* ---------------- section 4 ---------------- */
@@ -505,6 +516,23 @@ static void section_perf_interposition(const struct record_set *rs, rdoc *d)
 	}
 }
 
+/* What schemes printed while timed: the amount only (the text is in the job's log). */
+static void section_perf_output(const struct record_set *rs, rdoc *d)
+{
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		for (int k = 0; k < in->nops; k++) {
+			const char *note = jp_str(in->ops[k].bench, "scheme_output.note", NULL);
+			if (!note)
+				continue;
+			const char *log = jp_str(in->ops[k].bench, "scheme_output.log", NULL);
+			rdoc_para(d, "Scheme output, %s%s%s: %s; it is kept out of these figures and records%s%s%s.",
+			          row_name(in), in->profile[0] ? " / " : "", in->profile, note, log ? " (text: " : "",
+			          log ? log : "", log ? ")" : "");
+		}
+	}
+}
+
 static void section_perf(const struct record_set *rs, rdoc *d)
 {
 	rdoc_heading(d, 2, "performance", "4. Performance");
@@ -535,6 +563,7 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 		rdoc_para(d, "No hardware cycle counter was used for these figures: the median, minimum and mean columns "
 		          "count %s, not CPU cycles.", unit);
 	section_perf_interposition(rs, d);
+	section_perf_output(rs, d);
 	const char *hdr[] = { "instance", "profile", "operation", med_hdr, "median time", min_hdr, "ops/s", mean_hdr,
 	                      "contended trials", "n (trials × iters)" };
 	struct rd_table *t = rdoc_table(d, 10, hdr);
