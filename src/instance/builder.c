@@ -711,8 +711,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		append_flag(res->cflags, sizeof res->cflags, res->flags.v[i].flag);
 	append_flag(res->cflags, sizeof res->cflags, "-g -fPIC");
 	enum link_scope scope = opt->plain_pic ? LINK_SCOPE_PLAIN_PIC : LINK_SCOPE_LOCAL;
-	if (*link_scope_flags(scope))
-		append_flag(res->cflags, sizeof res->cflags, link_scope_flags(scope));
+	for (const char *const *f = link_scope_cflags(scope); *f; f++)
+		append_flag(res->cflags, sizeof res->cflags, *f);
 	res->downgraded = 1;
 
 	notes_add(res, "api: %s %s (header %s)", tree_api_name(ts->api),
