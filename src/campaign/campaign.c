@@ -815,7 +815,9 @@ static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum 
 {
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "memory", u->label, pq_op_name(op), ".json");
-	struct mem_run_opts mo = { .lib = u->lib, .timeout_s = c->o->timeout_s, .cpu = c->o->cpu };
+	char log[PATH_MAX];
+	path_of(c, log, sizeof log, "output", u->label, pq_op_name(op), ".mem.log");
+	struct mem_run_opts mo = { .lib = u->lib, .timeout_s = c->o->timeout_s, .cpu = c->o->cpu, .output_log = log };
 	struct record_ctx ctx = { .instance = desc, .environment = env };
 	json_t *r = NULL;
 	pq_error err = { 0 };
