@@ -798,6 +798,16 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 	kat_gate_result_free(&res);
 }
 
+/* A record's scheme-output log as a path inside the campaign directory (records travel with it in merges). */
+static void relative_log(const struct campaign *c, json_t *rec)
+{
+	json_t *so = json_object_get(rec, "scheme_output");
+	const char *log = json_string_value(json_object_get(so, "log"));
+	size_t n = strlen(c->dir);
+	if (log && strncmp(log, c->dir, n) == 0 && log[n] == '/')
+		json_object_set_new(so, "log", json_string(log + n + 1));
+}
+
 /* Write a mem/sizes record; without one the step failed before measuring. */
 static void put_measure(struct campaign *c, const struct unit *u, const char *step, const char *rec, json_t *r,
                         pq_error *err)
@@ -822,6 +832,7 @@ static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum 
 	json_t *r = NULL;
 	pq_error err = { 0 };
 	record_mem(&mo, op, &ctx, &r, &err);
+	relative_log(c, r);
 	put_measure(c, u, "mem", rec, r, &err);
 }
 
@@ -963,6 +974,7 @@ static void bench_round(struct campaign *c, struct bench_config *cfgs, const cha
 			json_object_set_new(recs[j], "interleave", json_pack("{s:s, s:i, s:O}", "order", "round-robin",
 			                                                     "position", j, "units", order));
 			tag_record(u, recs[j]);
+			relative_log(c, recs[j]);
 			if (!c->stopped)
 				put_record(c, rec, recs[j]);
 			json_decref(recs[j]);
