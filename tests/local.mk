@@ -40,6 +40,7 @@ include tests/leak.mk
 include tests/reliability.mk
 include tests/core.mk
 include tests/submission.mk
+include tests/interposition.mk
 
 # In-tree scheme known answers: first records in make check, all in check-kat-full.
 TESTS += tests/e2e/sphincs_kat.sh

@@ -21,6 +21,8 @@
 #include "record/records.h"
 #include "campaign/steps.h"
 #include "campaign/leak_step.h"
+#include "campaign/interpose_check.h"
+#include "instance/link_scope.h"
 #include "campaign/package_desc.h"
 #include "instance/package_scan.h"
 #include "report/bench_table.h"
@@ -736,6 +738,7 @@ static int do_build(struct campaign *c, struct unit *u)
 		bo.cc = u->prof->cc;
 	bo.instance = u->select[0] ? u->select : NULL;
 	bo.instance_hint = c->have_desc ? u->instance : NULL;
+	bo.plain_pic = c->o->plain_pic;
 	tree_api_parse(u->api, &bo.api);
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.so", u->label);
@@ -827,6 +830,16 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 	kat_gate_result_free(&res);
 }
 
+/* A record's scheme-output log as a path inside the campaign directory (records travel with it in merges). */
+static void relative_log(const struct campaign *c, json_t *rec)
+{
+	json_t *so = json_object_get(rec, "scheme_output");
+	const char *log = json_string_value(json_object_get(so, "log"));
+	size_t n = strlen(c->dir);
+	if (log && strncmp(log, c->dir, n) == 0 && log[n] == '/')
+		json_object_set_new(so, "log", json_string(log + n + 1));
+}
+
 /* Write a mem/sizes record; without one the step failed before measuring. */
 static void put_measure(struct campaign *c, const struct unit *u, const char *step, const char *rec, json_t *r,
                         pq_error *err)
@@ -844,11 +857,14 @@ static void do_mem(struct campaign *c, const struct unit *u, json_t *desc, enum 
 {
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "memory", u->label, pq_op_name(op), ".json");
-	struct mem_run_opts mo = { .lib = u->lib, .timeout_s = c->o->timeout_s, .cpu = c->o->cpu };
+	char log[PATH_MAX];
+	path_of(c, log, sizeof log, "output", u->label, pq_op_name(op), ".mem.log");
+	struct mem_run_opts mo = { .lib = u->lib, .timeout_s = c->o->timeout_s, .cpu = c->o->cpu, .output_log = log };
 	struct record_ctx ctx = { .instance = desc, .environment = env };
 	json_t *r = NULL;
 	pq_error err = { 0 };
 	record_mem(&mo, op, &ctx, &r, &err);
+	relative_log(c, r);
 	put_measure(c, u, "mem", rec, r, &err);
 }
 
@@ -879,6 +895,58 @@ static const char *record_state(struct campaign *c, const char *rec)
 	return records_state(c, done, !done && is_file(rec), 1);
 }
 
+/* The library of the other form (link_scope.h), for the interposition check. */
+static void other_lib(const struct campaign *c, const struct unit *u, char *buf, size_t len)
+{
+	pq_error e;
+	if (path_fmt(buf, len, &e, "%s/lib/%s.%s.so", c->dir, u->label,
+	             link_scope_name(c->o->plain_pic ? LINK_SCOPE_LOCAL : LINK_SCOPE_PLAIN_PIC)) < 0)
+		buf[0] = '\0';
+}
+
+/*
+ * Build the unit again in the other library form, with the same options;
+ * its build record goes to interposition/<label>.build.json.  1 when the
+ * library is there.
+ */
+static int build_other_form(struct campaign *c, const struct unit *u)
+{
+	char lib[PATH_MAX], rec[PATH_MAX];
+	other_lib(c, u, lib, sizeof lib);
+	path_of(c, rec, sizeof rec, "interposition", u->label, NULL, ".build.json");
+	if (is_file(lib) && is_file(rec))
+		return 1;
+	int plain = !c->o->plain_pic;
+	pq_error err = { 0 };
+	json_t *r = NULL;
+	char rel[PATH_MAX];
+	snprintf(rel, sizeof rel, "lib/%s.%s.so", u->label, link_scope_name(plain ? LINK_SCOPE_PLAIN_PIC : LINK_SCOPE_LOCAL));
+	struct build_options bo = {
+		.src_dir = u->tree, .out_path = lib, .profile = u->profile, .extra_cflags = u->cflags,
+		.defines = u->defines, .ndefines = u->ndefines, .plain_pic = plain, .trust_flags = c->o->trust_flags,
+		.tree_inside_root = c->have_desc,
+	};
+	const char *env_root = getenv("PQPROF_SOURCE_ROOT");
+	bo.source_root = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root : c->have_desc ? c->desc.dir : NULL;
+	char origin[PATH_MAX + 200];
+	snprintf(origin, sizeof origin, "%s: cflags of instance %s", c->desc.path, u->instance);
+	bo.flags_origin = c->have_desc ? origin : NULL;
+	if (u->prof && u->prof->custom) {
+		bo.profile_cflags = u->prof->cflags;
+		bo.profile_origin = u->prof->origin;
+	}
+	if (u->prof && u->prof->cc[0])
+		bo.cc = u->prof->cc;
+	bo.instance = u->select[0] ? u->select : NULL;
+	bo.instance_hint = c->have_desc ? u->instance : NULL;
+	tree_api_parse(u->api, &bo.api);
+	int rc = record_build(&bo, lib, rel, u->profile, u->label, &r, &err);
+	tag_record(u, r);
+	put_record(c, rec, r);
+	json_decref(r);
+	return rc == 0 && is_file(lib);
+}
+
 static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
 {
 	if (c->stopped)
@@ -892,6 +960,9 @@ static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
 	if (c->stopped)
 		return;
 	int ok = built_ok(c, u);
+	/* The other library form, for the interposition check (a failure there leaves the unit measured). */
+	if (ok && !u->prebuilt && c->want[STEP_BENCH] && !c->stopped)
+		build_other_form(c, u);
 	set_unit_step(c, u, "build", ok ? "done" : "failed");
 	save_state(c, "incomplete");
 	json_t *desc = ok ? unit_descriptor(c, u) : NULL;
@@ -935,6 +1006,7 @@ static void bench_round(struct campaign *c, struct bench_config *cfgs, const cha
 			json_object_set_new(recs[j], "interleave", json_pack("{s:s, s:i, s:O}", "order", "round-robin",
 			                                                     "position", j, "units", order));
 			tag_record(u, recs[j]);
+			relative_log(c, recs[j]);
 			if (!c->stopped)
 				put_record(c, rec, recs[j]);
 			json_decref(recs[j]);
@@ -962,7 +1034,8 @@ static void bench_all(struct campaign *c, json_t *env)
 	const char **profiles = calloc((size_t)n, sizeof *profiles);
 	json_t **recs = calloc((size_t)n, sizeof *recs);
 	pq_error *errs = calloc((size_t)n, sizeof *errs);
-	if (!desc || !uops || !nops || !who || !cfgs || !profiles || !recs || !errs) {
+	char (*logs)[PATH_MAX] = calloc((size_t)n, sizeof *logs);   /* the scheme's output, per bench */
+	if (!desc || !uops || !nops || !who || !cfgs || !profiles || !recs || !errs || !logs) {
 		pq_error err;
 		pq_fail(&err, PQ_ENOMEM, "out of memory for %d units", n);
 		stop_campaign(c, &err);
@@ -994,6 +1067,8 @@ static void bench_all(struct campaign *c, json_t *env)
 				.op_budget_s = c->o->op_budget_s,
 				.command = c->o->command, .instance = desc[k], .environment = env,
 			};
+			path_of(c, logs[m], sizeof logs[m], "output", c->units[k].label, pq_op_name(op), ".bench.log");
+			cfgs[m].output_log = logs[m];
 			profiles[m] = c->units[k].profile;
 			who[m++] = k;
 		}
@@ -1035,6 +1110,52 @@ out:
 	free(profiles);
 	free(recs);
 	free(errs);
+	free(logs);
+}
+
+/*
+ * The interposition check of every unit built from sources: its library and
+ * the other form, interleaved trial by trial (interpose_check.h), one record
+ * interposition/<label>.json.  Shorter trials than the bench's: it looks for
+ * factors, not for percent.
+ */
+static void interposition_all(struct campaign *c, json_t *env)
+{
+	for (int k = 0; k < c->nunits && !c->stopped; k++) {
+		struct unit *u = &c->units[k];
+		char rec[PATH_MAX], lib[PATH_MAX];
+		path_of(c, rec, sizeof rec, "interposition", u->label, NULL, ".json");
+		other_lib(c, u, lib, sizeof lib);
+		progress(c, "interposition", u, NULL);
+		double t = now_s();
+		json_t *desc;
+		enum pq_op ops[PQ_OP_COUNT];
+		int nops = unit_ops(c, u, &desc, ops);
+		int skip = !desc || u->prebuilt || !c->want[STEP_BENCH] || !is_file(lib) || record_done(rec);
+		if (!skip) {
+			double target = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0);
+			struct interpose_check_opts io = {
+				.local_lib = c->o->plain_pic ? lib : u->lib, .plain_lib = c->o->plain_pic ? u->lib : lib,
+				.ops = ops, .nops = nops, .trials = c->o->trials > 0 ? c->o->trials : 5,
+				.target_s = target > 0.3 ? 0.3 : target, .events = c->o->events, .cpu = c->o->cpu,
+				.timeout_s = c->o->timeout_s, .command = c->o->command, .instance = desc, .environment = env,
+				.measured_plain = c->o->plain_pic,
+			};
+			json_t *r = NULL;
+			pq_error err = { 0 };
+			if (interpose_check_run(&io, &r, &err) < 0) {
+				step_error(c, u, "interposition", &err);
+			} else {
+				json_object_set_new(r, "status", json_string("complete"));
+				tag_record(u, r);
+				put_record(c, rec, r);
+				json_decref(r);
+			}
+		}
+		json_decref(desc);
+		step_done(c, t, skip);
+	}
+	save_state(c, "incomplete");
 }
 
 /* The optional timing-leak step (leak_step.c), one record per operation. */
@@ -1150,20 +1271,32 @@ static void print_summary(struct campaign *c, FILE *out)
 			         v && strcmp(v, "PASS") != 0 ? " (output not validated)" : "");
 			json_decref(k);
 		}
+		path_of(c, p, sizeof p, "interposition", u->label, NULL, ".json");
+		json_t *ic = read_json(p);
 		for (int o = 0; o < PQ_OP_COUNT; o++) {
 			path_of(c, p, sizeof p, "records", u->label, pq_op_name(o), ".json");
 			json_t *r = read_json(p);
 			if (!r)
 				continue;
+			/* The interposition check's factor, where it is beyond the noise. */
+			char shown_verdict[200];
+			json_t *f = json_object_get(json_object_get(ic, "ops"), pq_op_name(o));
+			if (json_is_true(json_object_get(f, "beyond_noise")))
+				snprintf(shown_verdict, sizeof shown_verdict, "%s; plain -fPIC %.1fx %s", verdict,
+				         json_number_value(json_object_get(f, "factor")),
+				         json_number_value(json_object_get(f, "factor")) >= 1 ? "slower" : "faster");
+			else
+				snprintf(shown_verdict, sizeof shown_verdict, "%s", verdict);
 			const char *ru = json_string_value(json_object_get(json_object_get(r, "backend"), "unit"));
 			if (!header || (ru && unit && strcmp(ru, unit) != 0)) {
 				bench_table_header(out, ru);
 				header = 1;
 				unit = ru ? strdup(ru) : NULL;
 			}
-			bench_table_row(out, r, shown, verdict);
+			bench_table_row(out, r, shown, shown_verdict);
 			json_decref(r);
 		}
+		json_decref(ic);
 		if (!built_ok(c, u)) {
 			path_of(c, p, sizeof p, "build", u->label, NULL, ".json");
 			json_t *b = read_json(p);
@@ -1179,7 +1312,7 @@ static void print_summary(struct campaign *c, FILE *out)
 static int make_subdirs(const char *dir, pq_error *err)
 {
 	static const char *const subs[] = { "", "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                                    "traces", "flame", NULL }; /* leak/: made by the leak step */
+	                                    "traces", "flame", "interposition", "output", NULL }; /* leak/: made by the leak step */
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		int r = path_fmt(p, sizeof p, err, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
@@ -1373,12 +1506,13 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	char how[1200];
 	snprintf(how, sizeof how, "finished steps are kept in %s; run the same command again to resume", c.dir);
 	interrupt_set_resume(how);
-	c.total = c.nunits * (3 + 3 * 3 + (c.want[STEP_LEAK] ? 3 : 0));
+	c.total = c.nunits * (3 + 1 + 3 * 3 + (c.want[STEP_LEAK] ? 3 : 0));
 	c.t0 = now_s();
 	save_state(&c, "incomplete");
 	for (int i = 0; i < c.nunits; i++)
 		unit_build_and_kat(&c, &c.units[i], env);
 	bench_all(&c, env);
+	interposition_all(&c, env);
 	for (int i = 0; i < c.nunits; i++)
 		unit_rest(&c, &c.units[i], env);
 	if (!c.stopped) {

@@ -14,7 +14,9 @@
  * record yet (failures that were not the scheme's run again).  One run
  * holds a directory at a time (campaign_lock.h); the first file that
  * cannot be written stops the run.  An instance that fails its KAT gate
- * is still timed, and marked "output not validated".
+ * is still timed, and marked "output not validated".  Every built unit
+ * is also built in the other library form (instance/link_scope.h) and the
+ * two are timed against each other, interleaved (interposition/).
  */
 #ifndef PQ_CAMPAIGN_H
 #define PQ_CAMPAIGN_H
@@ -67,6 +69,7 @@ struct campaign_opts {
 	int ncc_defs;
 	const char *manifest;       /* --manifest: the KAT manifest of every unit (prebuilt libraries too) */
 	int aa;                     /* --aa: a second, independent build of the first profile ("<first>-aa") */
+	int plain_pic;              /* --plain-pic: measure plain -fPIC libraries, as reference harnesses did */
 };
 
 /* Most flag profiles one campaign runs (the A/A copy included). */

@@ -11,3 +11,5 @@ libpqprof_a_SOURCES += src/campaign/merge_systems.c src/campaign/merge_systems.h
 libpqprof_a_SOURCES += src/campaign/leak_step.c src/campaign/leak_step.h
 # package_desc: a whole submission package as a scheme descriptor.
 libpqprof_a_SOURCES += src/campaign/package_desc.c src/campaign/package_desc.h
+# interpose_check: plain -fPIC vs locally bound library, paired.
+libpqprof_a_SOURCES += src/campaign/interpose_check.c src/campaign/interpose_check.h

@@ -96,6 +96,13 @@ int cmd_bench(int argc, char **argv)
 			.timeout_s = timeout, .op_budget_s = op_budget, .mlen = mlen, .command = command, .instance = desc,
 			.environment = envj,
 		};
+		/* The scheme's own output goes to a log beside the record, never into it. */
+		char logp[4096];
+		pq_error lerr = { 0 };
+		if (records && *records && cmd_record_path(logp, sizeof logp, records,
+		                                           json_string_value(json_object_get(desc, "name")),
+		                                           pq_op_name(ops[i]), ".output.log", &lerr) == 0)
+			cfg.output_log = logp;
 		json_t *rec = NULL;
 		pq_error berr = { 0 };
 		int r = record_bench(&cfg, 1, NULL, &rec, &berr);

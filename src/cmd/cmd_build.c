@@ -15,7 +15,7 @@ static const char usage[] =
 	"pqprof build SRC_DIR -o OUT.so [--api ngcc|nist|auto] [--profile NAME] [--cc CC]\n"
 	"                    [--cflags \"...\"] [--ldflags \"...\"] [-D NAME=VALUE]... [-q]\n"
 	"                    [--source-root DIR] [--cc-timeout S] [--cc-memory MB] [--instance NAME]\n"
-	"                    [--no-tree-flags] [--trust-flags]";
+	"                    [--no-tree-flags] [--trust-flags] [--plain-pic]";
 
 int cmd_build(int argc, char **argv)
 {
@@ -25,7 +25,7 @@ int cmd_build(int argc, char **argv)
 	long jobs = 0, cc_memory = 0;
 	double cc_timeout = 0;
 	const char *source_root = NULL, *instance = NULL;
-	int quiet = 0, no_tree_flags = 0, trust_flags = 0, no_observe = 0;
+	int quiet = 0, no_tree_flags = 0, trust_flags = 0, no_observe = 0, plain_pic = 0;
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 'o', "output", &out, "OUT.so", "instance library to write" },
 		{ OPT_STRING, 0, "api", &api, "API", "ngcc, nist or auto (default: auto; NGCC wins when both)" },
@@ -43,6 +43,7 @@ int cmd_build(int argc, char **argv)
 		{ OPT_FLAG, 0, "no-observe", &no_observe, NULL, "do not run the tree's own build: read its Makefile or CMakeLists.txt" },
 		{ OPT_FLAG, 0, "no-tree-flags", &no_tree_flags, NULL, "neither run nor read the tree's build files" },
 		{ OPT_FLAG, 0, "trust-flags", &trust_flags, NULL, "allow tree flags that run programs or load code" },
+		{ OPT_FLAG, 0, "plain-pic", &plain_pic, NULL, "plain -fPIC library (calls to exported functions through the PLT), as reference harnesses built" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
@@ -62,7 +63,7 @@ int cmd_build(int argc, char **argv)
 		.extra_cflags = cflags, .ldflags = ldflags, .defines = defines.items,
 		.ndefines = defines.n, .jobs = (int)jobs, .source_root = source_root, .cc_timeout_s = cc_timeout,
 		.cc_as_limit = cc_memory > 0 ? (unsigned long long)cc_memory << 20 : 0,
-		.instance = instance, .no_tree_flags = no_tree_flags, .trust_flags = trust_flags,
+		.instance = instance, .no_tree_flags = no_tree_flags, .trust_flags = trust_flags, .plain_pic = plain_pic,
 		.no_observe = no_observe,
 	};
 	if (tree_api_parse(api, &bo.api) < 0) {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"pqprof run TARGET... [--profile NAME=FLAGS]... [--cc [NAME=]COMPILER]... [--profiles LIST] [--aa]\n"
+	"pqprof run TARGET... [--profile NAME=FLAGS]... [--cc [NAME=]COMPILER]... [--profiles LIST] [--aa] [--plain-pic]\n"
 	"                     [--manifest FILE] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
 	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--op-budget S] [--quick] [--fresh]\n"
 	"                     [--shard K/N] [--no-report] [--events LIST] [--leak-budget S] [--source-root DIR]\n"
@@ -64,13 +64,14 @@ int cmd_run(int argc, char **argv)
 	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0, no_observe = 0;
 	const char *source_root = NULL, *manifest = NULL;
 	struct opt_list pdefs = { 0 }, ccs = { 0 };
-	int aa = 0;
+	int aa = 0, plain_pic = 0;
 	const struct option_spec specs[] = {
 		{ OPT_LIST, 0, "profile", &pdefs, "NAME=FLAGS", "define a flag profile and run it (repeatable)" },
 		{ OPT_LIST, 0, "cc", &ccs, "[NAME=]CC", "compiler of every profile, or of profile NAME (repeatable)" },
 		{ OPT_STRING, 0, "profiles", &profiles, "LIST",
 		  "flag profiles to run, the first is the baseline (built-in: harness-default,reference,performance,resource)" },
 		{ OPT_FLAG, 0, "aa", &aa, NULL, "add an independent build of the first profile (<first>-aa), an A/A check" },
+		{ OPT_FLAG, 0, "plain-pic", &plain_pic, NULL, "measure plain -fPIC libraries (calls through the PLT), as reference reports' harness did" },
 		{ OPT_STRING, 0, "manifest", &manifest, "FILE", "kat.sha256 manifest for the KAT gate (prebuilt libraries too)" },
 		{ OPT_STRING, 'o', "out", &out, "DIR", "campaign directory (default reports/<system>/<scheme>)" },
 		{ OPT_STRING, 0, "system", &system, "NAME", "system name for the default directory (default: host name)" },
@@ -132,7 +133,7 @@ int cmd_run(int argc, char **argv)
 		.progress_tty = isatty(2), .summary = stdout, .source_root = source_root, .trust_flags = trust_flags,
 		.no_observe = no_observe,
 		.profile_defs = pdefs.items, .nprofile_defs = pdefs.n, .cc_defs = ccs.items, .ncc_defs = ccs.n,
-		.manifest = manifest, .aa = aa,
+		.manifest = manifest, .aa = aa, .plain_pic = plain_pic,
 	};
 	status = 0;
 	for (int i = 0; i < np; i++) {

@@ -6,6 +6,7 @@
 #include "core/fixed_str.h"
 #include "core/interrupt.h"
 #include "instance/shim.h"
+#include "instance/link_scope.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -43,7 +44,8 @@ static int copy_file(const char *from, const char *to, pq_error *err)
 }
 
 /* Common compiler flags: the assembled list (profile, tree, user, -D), -g -fPIC, includes. */
-static void push_common(struct argv_buf *a, const struct flag_list *fl, const struct tree_scan *ts, const char *base)
+static void push_common(struct argv_buf *a, const struct flag_list *fl, const struct tree_scan *ts, const char *base,
+                        enum link_scope scope)
 {
 	for (int i = 0; i < fl->n; i++) {
 		/* -I from the tree's build files are relative to the tree */
@@ -54,6 +56,8 @@ static void push_common(struct argv_buf *a, const struct flag_list *fl, const st
 	}
 	av_push(a, "-g");
 	av_push(a, "-fPIC");
+	for (const char *const *f = link_scope_cflags(scope); *f; f++)
+		av_push(a, *f);
 	for (int i = 0; build_downgrades[i]; i++)
 		av_push(a, build_downgrades[i]);
 	av_pushf(a, "-I%s", base);
@@ -67,7 +71,7 @@ static void push_common(struct argv_buf *a, const struct flag_list *fl, const st
 
 /* Observed units: the profile, the unit's own observed flags, then the user's; -g -fPIC; the copy's paths shown as the tree's. */
 static void push_observed(struct argv_buf *a, const struct build_result *res, const struct flag_list *unit,
-                          const struct tree_scan *ts, const char *copy, int shim)
+                          const struct tree_scan *ts, const char *copy, int shim, enum link_scope scope)
 {
 	for (int i = 0; i < res->nprofile; i++)
 		av_push(a, res->flags.v[i].flag);
@@ -77,6 +81,8 @@ static void push_observed(struct argv_buf *a, const struct build_result *res, co
 		av_push(a, res->flags.v[i].flag);
 	av_push(a, "-g");
 	av_push(a, "-fPIC");
+	for (const char *const *f = link_scope_cflags(scope); *f; f++)
+		av_push(a, *f);
 	for (int i = 0; build_downgrades[i]; i++)
 		av_push(a, build_downgrades[i]);
 	if (shim) {
@@ -374,9 +380,9 @@ int stage_compile(struct build_ctx *b, pq_error *err)
 		av_push(&cmds[u], b->cc);
 		if (pi)
 			push_observed(&cmds[u], res, shim || weak ? &b->unit_flags[pi->nunits] : &b->unit_flags[i], ts, b->base,
-			              shim);
+			              shim, build_link_scope(opt));
 		else
-			push_common(&cmds[u], &res->flags, ts, b->base);
+			push_common(&cmds[u], &res->flags, ts, b->base, build_link_scope(opt));
 		if (shim)
 			av_pushf(&cmds[u], "-I%s", tmpdir);
 		av_push(&cmds[u], "-c");
@@ -429,6 +435,8 @@ int stage_link(struct build_ctx *b, pq_error *err)
 		av_push(&link, pi->link_flags.v[i].flag);
 	av_push(&link, "-g");
 	av_push(&link, "-shared");
+	for (const char *const *f = link_scope_ldflags(build_link_scope(opt)); *f; f++)
+		av_push(&link, *f);
 	char tmp_out[PATH_MAX] = "", linked[PATH_MAX] = "";
 	int r = path_fmt(tmp_out, sizeof tmp_out, err, "%s.tmp.%ld", opt->out_path, (long)getpid());
 	if (r == 0)

@@ -6,6 +6,7 @@
 #include "instance/flag_check.h"
 #include "instance/instance_discover.h"
 #include "instance/isa_check.h"
+#include "instance/link_scope.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -245,6 +246,9 @@ int stage_flags(struct build_ctx *b, pq_error *err)
 				flag_list_add(&res->observed_flags, unit_flags[u].v[k].flag, unit_flags[u].v[k].origin);
 		}
 	append_flag(res->cflags, sizeof res->cflags, "-g -fPIC");
+	enum link_scope scope = build_link_scope(opt);
+	for (const char *const *f = link_scope_cflags(scope); *f; f++)
+		append_flag(res->cflags, sizeof res->cflags, *f);
 	res->downgraded = 1;
 
 	build_note(res, "api: %s %s (header %s)", tree_api_name(ts->api),
@@ -256,6 +260,7 @@ int stage_flags(struct build_ctx *b, pq_error *err)
 	for (int i = 0; i < res->observed_flags.n; i++)
 		build_note(res, "flags: %s <- %s", res->observed_flags.v[i].flag, res->observed_flags.v[i].origin);
 	build_note(res, "flags: -g -fPIC <- pqprof (symbols and debug info are always kept)");
+	build_note(res, "linkage: %s: %s <- pqprof", link_scope_name(scope), link_scope_summary(scope));
 	build_note(res, "flags: implicit declarations, incompatible pointer types, int conversions and implicit int downgraded to warnings <- pqprof");
 	if (opt->flags_origin && opt->extra_cflags && *opt->extra_cflags)
 		build_note(res, "flags: %s <- %s (%s)", opt->extra_cflags, opt->flags_origin,

@@ -24,6 +24,7 @@
 #include "instance/builder.h"
 #include "instance/observe.h"
 #include "instance/tool_run.h"
+#include "instance/link_scope.h"
 
 struct build_ctx {
 	const struct build_options *opt;
@@ -55,6 +56,9 @@ void build_note(struct build_result *res, const char *fmt, ...) __attribute__((f
 
 /* The old-C diagnostics every unit gets downgraded to warnings (NULL-terminated). */
 extern const char *const build_downgrades[];
+
+/* How calls inside the library bind: locally (the default) or the plain -fPIC form (link_scope.h). */
+#define build_link_scope(opt) ((opt)->plain_pic ? LINK_SCOPE_PLAIN_PIC : LINK_SCOPE_LOCAL)
 
 static inline const char *build_base_name(const char *p)
 {

@@ -65,6 +65,7 @@ struct build_options {
 	int no_observe;
 	/* compile_commands.json of the build (NULL: compile_commands.json beside out_path). */
 	const char *compile_commands;
+	int plain_pic;             /* plain -fPIC library form, not local binding (link_scope.h) */
 };
 
 struct build_result {

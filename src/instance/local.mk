@@ -7,6 +7,7 @@ libpqprof_a_SOURCES += \
 	src/instance/observe.c src/instance/observe.h \
 	src/instance/builder.c src/instance/builder.h src/instance/build_stage.h \
 	src/instance/build_plan_stage.c src/instance/build_flags.c src/instance/build_compile.c \
+	src/instance/link_scope.c src/instance/link_scope.h \
 	src/instance/flag_check.c src/instance/flag_check.h \
 	src/instance/tree_flags.c src/instance/tree_flags.h src/instance/cmake_flags.c \
 	src/instance/instance_discover.c src/instance/instance_discover.h \

@@ -1,5 +1,6 @@
 /* leak_run: class pairs in runner children, verdicts, the record; see leak_run.h. */
 #include "config.h"
+#include "runner/op_ctx.h"
 #include "leak/leak_run.h"
 #include "leak/leak_classes.h"
 #include "supervise/bench.h"
@@ -191,6 +192,8 @@ int leak_run_op(const struct leak_config *cfg, json_t **record, pq_error *err)
 	                        "pairs");
 	if (cfg->instance)
 		json_object_set(rec, "instance", cfg->instance);
+	if (op_ctx_keys_note(cfg->op))
+		json_object_set_new(rec, "keys", json_string(op_ctx_keys_note(cfg->op)));
 	if (cfg->command)
 		json_object_set_new(rec, "command", json_string(cfg->command));
 	if (cfg->environment)

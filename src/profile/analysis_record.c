@@ -6,6 +6,7 @@
  * analysis.h.
  */
 #include "config.h"
+#include "runner/op_ctx.h"
 #include "profile/analysis.h"
 #include "profile/analysis_model.h"
 #include "profile/annotate.h"
@@ -607,6 +608,9 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_object_set_new(r, "status", json_string("complete"));
 	json_object_set_new(r, "instance", json_deep_copy(json_object_get(a->header, "instance")));
 	json_object_set_new(r, "op", json_string(o->name));
+	int kop = pq_op_parse(o->name);
+	if (kop >= 0 && op_ctx_keys_note((enum pq_op)kop))
+		json_object_set_new(r, "keys", json_string(op_ctx_keys_note((enum pq_op)kop)));
 	json_object_set_new(r, "event", json_string(a->event));
 	json_object_set_new(r, "unit", json_string(a->unit));
 	json_object_set_new(r, "event_fallback", json_string(header_str(a->header, "event_fallback", "")));

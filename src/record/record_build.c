@@ -3,11 +3,12 @@
 #include "supervise/describe.h"
 #include "instance/instance_discover.h"
 #include "record/records.h"
+#include "instance/link_scope.h"
 
 #include <string.h>
 
 /* Every flag the compiler got, with where it came from. */
-static json_t *flags_json(const struct flag_list *fl, const struct flag_list *observed)
+static json_t *flags_json(const struct flag_list *fl, const struct flag_list *observed, enum link_scope scope)
 {
 	json_t *a = json_array();
 	for (int i = 0; i < fl->n; i++)
@@ -17,6 +18,10 @@ static json_t *flags_json(const struct flag_list *fl, const struct flag_list *ob
 	static const char *const own[] = { "-g", "-fPIC", NULL };
 	for (int i = 0; own[i]; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", own[i], "origin", "pqprof (always)"));
+	for (const char *const *f = link_scope_cflags(scope); *f; f++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", *f, "origin", "pqprof (local binding)"));
+	for (const char *const *f = link_scope_ldflags(scope); *f; f++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "flag", *f, "origin", "pqprof (local binding, link)"));
 	return a;
 }
 
@@ -42,7 +47,8 @@ int record_build(const struct build_options *bo, const char *lib, const char *li
 			return rc;
 		}
 		json_object_set_new(r, "notes", json_string(br.notes));
-		json_object_set_new(r, "flags", flags_json(&br.flags, &br.observed_flags));
+		enum link_scope scope = bo->plain_pic ? LINK_SCOPE_PLAIN_PIC : LINK_SCOPE_LOCAL;
+		json_object_set_new(r, "flags", flags_json(&br.flags, &br.observed_flags, scope));
 		json_t *plan = json_pack("{s:s, s:s}", "path", br.plan, br.plan[0] == 'o' ? "how" : "why", br.plan_how);
 		if (br.plan_outside[0])
 			json_object_set_new(plan, "outside", json_string(br.plan_outside));
@@ -53,6 +59,8 @@ int record_build(const struct build_options *bo, const char *lib, const char *li
 		json_object_set_new(r, "plan", plan);
 		if (br.libs[0])
 			json_object_set_new(r, "libraries", json_string(br.libs));
+		json_object_set_new(r, "linkage", json_pack("{s:s, s:s, s:s}", "form", link_scope_name(scope), "flags",
+		                                            link_scope_flags(scope), "summary", link_scope_summary(scope)));
 		if (br.instances[0])
 			json_object_set_new(r, "tree_instances", json_string(br.instances));
 		snprintf(expected, sizeof expected, "%s", br.instance);

@@ -109,6 +109,8 @@ static int build_evidence(struct record_set *rs, pq_error *err)
 			r = add_evidence(rs, in, "KAT log", in->kat_log_file, err);
 		if (r == 0)
 			r = add_evidence(rs, in, "sizes", in->sizes_file, err);
+		if (r == 0)
+			r = add_evidence(rs, in, "interposition check", in->interposition_file, err);
 		for (int k = 0; k < in->nops && r == 0; k++) {
 			struct rs_op *o = &in->ops[k];
 			char item[128];
@@ -305,6 +307,11 @@ static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t i
 		return r;
 	if (in->sizes)
 		snprintf(in->sizes_file, RS_PATH, "%s", rel);
+	snprintf(rel, sizeof rel, "interposition/%s.json", label);
+	if ((r = load_json(rs->dir, rel, "pqprof.interposition/1", &in->interposition, err)) < 0)
+		return r;
+	if (in->interposition)
+		snprintf(in->interposition_file, RS_PATH, "%s", rel);
 	/* The kind decides which operations are expected even when missing. */
 	const char *kind = jp_str(in->build, "instance.kind", jp_str(in->kat, "instance.kind", NULL));
 	for (int k = 0; k < RS_MAX_OPS; k++) {
@@ -582,6 +589,7 @@ void record_set_free(struct record_set *rs)
 		json_decref(in->build);
 		json_decref(in->kat);
 		json_decref(in->sizes);
+		json_decref(in->interposition);
 		for (int k = 0; k < in->nops; k++) {
 			json_decref(in->ops[k].bench);
 			json_decref(in->ops[k].memory);

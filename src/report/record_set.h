@@ -59,6 +59,8 @@ struct rs_instance {
 	char kat_log_file[RS_PATH];
 	json_t *sizes;              /* pqprof.sizes/1 */
 	char sizes_file[RS_PATH];
+	json_t *interposition;      /* pqprof.interposition/1: plain -fPIC vs local binding, or NULL */
+	char interposition_file[RS_PATH];
 	struct rs_op ops[RS_MAX_OPS];
 	int nops;
 };

@@ -226,6 +226,35 @@ static void section_basic(const struct record_set *rs, rdoc *d)
 
 /* ---------------- section 2 ---------------- */
 
+/*
+ * The library form each unit was measured in (instance/link_scope.h), from
+ * its build record: locally bound calls, or plain -fPIC.
+ */
+static void section_env_linkage(const struct record_set *rs, rdoc *d)
+{
+	if (!rs->ninst)
+		return;
+	rdoc_para(d, "Library form: every instance is measured as a shared library. By default calls inside the "
+	          "library bind locally (-fno-semantic-interposition -Wl,-Bsymbolic-functions), as in the "
+	          "submitter's static programs; the plain -fPIC form (calls to exported functions through the PLT) "
+	          "is what the reference reports' harness measured (pqprof run --plain-pic).");
+	static const char *const hdr[] = { "instance", "profile", "library form" };
+	struct rd_table *t = rdoc_table(d, 3, hdr);
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		char form[400];
+		const char *f = jp_str(in->build, "linkage.form", NULL);
+		if (f)
+			snprintf(form, sizeof form, "%s: %s", f, jp_str(in->build, "linkage.summary", ""));
+		else if (in->build && !jp(in->build, "flags"))
+			snprintf(form, sizeof form, "prebuilt library: form not known");
+		else
+			snprintf(form, sizeof form, "not recorded (built before pqprof recorded the form: plain -fPIC)");
+		const char *cells[] = { row_name(in), in->profile[0] ? in->profile : NULL, form };
+		rd_row(d, t, cells, 0);
+	}
+}
+
 static void section_env(const struct record_set *rs, rdoc *d)
 {
 	rdoc_heading(d, 2, "environment", "2. Assessment environment");
@@ -261,6 +290,7 @@ static void section_env(const struct record_set *rs, rdoc *d)
 		join(buf, sizeof buf, list, nw, "; ");
 		rdoc_para(d, "Caveats: %s.", buf);
 	}
+	section_env_linkage(rs, d);
 }
 
 /* ---------------- section 3 ---------------- */
@@ -360,6 +390,17 @@ static void section_kat(const struct record_set *rs, rdoc *d)
 	}
 	if (fn.n)
 		rdoc_para(d, "These instances are timed anyway; their output is not validated.");
+	/* Instances that passed can still deviate from the API (a key from another process refused...). */
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		if (!rs_validated(in))
+			continue;
+		size_t k;
+		json_t *n;
+		json_array_foreach(jp(in->kat, "outcome.notes"), k, n)
+			if (json_is_string(n))
+				rdoc_para(d, "API deviation, %s: %s.", row_name(in), json_string_value(n));
+	}
 }
 
 /* ---------------- section 4 ---------------- */
@@ -443,6 +484,61 @@ static void perf_row(const struct rs_instance *in, const struct rs_op *o, int mi
 		rd_suffix(d, t, 0, " (output not validated)");
 }
 
+/*
+ * The interposition check (campaign/interpose_check.h): how much slower the
+ * plain -fPIC library is than the locally bound one, per instance, so a
+ * reader comparing with a reference report knows how much of a difference
+ * is the harness's library form.
+ */
+static void section_perf_interposition(const struct record_set *rs, rdoc *d)
+{
+	struct rd_table *t = NULL;
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		if (!in->interposition)
+			continue;
+		rdoc_para(d, "Interposition check, %s%s%s: %s.", row_name(in), in->profile[0] ? " / " : "", in->profile,
+		          jp_str(in->interposition, "statement", "no statement"));
+		if (!t) {
+			static const char *const hdr[] = { "instance", "profile", "operation", "plain / local",
+			                                   "95% interval", "rounds", "measure", "beyond the noise" };
+			t = rdoc_table(d, 8, hdr);
+		}
+		const char *op;
+		json_t *e;
+		json_object_foreach(json_object_get(in->interposition, "ops"), op, e) {
+			char f[32] = "–", ci[64] = "–", n[16] = "–";
+			const char *why = jp_str(e, "failure", NULL);
+			if (!why) {
+				snprintf(f, sizeof f, "%.2fx", jp_num(e, "factor", NAN));
+				snprintf(ci, sizeof ci, "%.2f–%.2f", jp_num(e, "lo", NAN), jp_num(e, "hi", NAN));
+				snprintf(n, sizeof n, "%.0f", jp_num(e, "rounds", NAN));
+			}
+			const char *cells[] = { row_name(in), in->profile[0] ? in->profile : NULL, op, f, ci, n,
+			                        why ? why : jp_str(e, "measure", "–"),
+			                        why ? "–" : json_is_true(json_object_get(e, "beyond_noise")) ? "yes" : "no" };
+			rd_row(d, t, cells, 0);
+		}
+	}
+}
+
+/* What schemes printed while timed: the amount only (the text is in the job's log). */
+static void section_perf_output(const struct record_set *rs, rdoc *d)
+{
+	for (size_t i = 0; i < rs->ninst; i++) {
+		const struct rs_instance *in = &rs->inst[i];
+		for (int k = 0; k < in->nops; k++) {
+			const char *note = jp_str(in->ops[k].bench, "scheme_output.note", NULL);
+			if (!note)
+				continue;
+			const char *log = jp_str(in->ops[k].bench, "scheme_output.log", NULL);
+			rdoc_para(d, "Scheme output, %s%s%s: %s; it is kept out of these figures and records%s%s%s.",
+			          row_name(in), in->profile[0] ? " / " : "", in->profile, note, log ? " (text: " : "",
+			          log ? log : "", log ? ")" : "");
+		}
+	}
+}
+
 static void section_perf(const struct record_set *rs, rdoc *d)
 {
 	rdoc_heading(d, 2, "performance", "4. Performance");
@@ -489,6 +585,8 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 	else if (unit[0] && strcmp(unit, "cycles") != 0)
 		rdoc_para(d, "No hardware cycle counter was used for these figures: the median, minimum and mean columns "
 		          "count %s, not CPU cycles.", unit);
+	section_perf_interposition(rs, d);
+	section_perf_output(rs, d);
 	const char *hdr[] = { "instance", "profile", "operation", med_hdr, "median time", min_hdr, "ops/s", mean_hdr,
 	                      "contended trials", "n (trials × iters)" };
 	struct rd_table *t = rdoc_table(d, 10, hdr);

@@ -10,6 +10,7 @@
 #include "core/options.h"
 #include "measure/counter.h"
 #include "measure/contention.h"
+#include "runner/scheme_output.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -82,9 +83,13 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 		runner_emit_error("out of memory for %ld iterations", iters);
 		return PQ_ENOMEM;
 	}
+	/* What the scheme printed while preparing is not the timed operation's. */
+	scheme_output_settle(-1, NULL, NULL);
 	runner_op_begin((enum pq_op)op, 1);
 	for (long i = 0; i < warmup; i++)
 		op_ctx_call(&c, (enum pq_op)op);
+	scheme_output_settle(op, NULL, NULL);
+	size_t out_bytes = 0, err_bytes = 0;
 	/* Contention evidence spans the measured loop, checks included. */
 	struct contention_snap snap0, snap1;
 	contention_snap_take(&snap0);
@@ -96,6 +101,8 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 		int rc = op_ctx_call(&c, (enum pq_op)op);
 		counter_set_stop(&cs, &s0, &d);
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+		/* The scheme's output of this call leaves the pipe here, outside the timed span. */
+		scheme_output_settle(op, &out_bytes, &err_bytes);
 		vals[i] = d.v[0];
 		ns[i] = d.ns;
 		cpu[i] = (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000LL + (c1.tv_nsec - c0.tv_nsec));
@@ -133,6 +140,9 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 	json_object_set_new(done, "values", u64_array(vals, iters));
 	json_object_set_new(done, "ns", u64_array(ns, iters));
 	json_object_set_new(done, "cpu_ns", u64_array(cpu, iters));
+	json_object_set_new(done, "scheme_output", json_pack("{s:I, s:I, s:I}", "timed_calls", (json_int_t)iters,
+	                                                     "stdout_bytes", (json_int_t)out_bytes, "stderr_bytes",
+	                                                     (json_int_t)err_bytes));
 	json_object_set_new(done, "sizes", json_pack("{s:I, s:I, s:I}", "pk", (json_int_t)c.pklen,
 	                                             "sk", (json_int_t)c.sklen, "blob", (json_int_t)c.bloblen));
 	if (overhead_reads > 0) {

@@ -7,6 +7,7 @@
  * baseline and the peak belong to that operation alone.
  */
 #include "config.h"
+#include "runner/scheme_output.h"
 #include "runner/jobs.h"
 #include "runner/memprobe.h"
 #include "runner/op_ctx.h"
@@ -81,6 +82,7 @@ int job_mem(struct runner_env *env, int argc, char **argv)
 		return mem_fail(r, &err);
 	}
 
+	scheme_output_settle(-1, NULL, NULL);   /* set-up's output is not the operation's */
 	struct memprobe_config cfg;
 	memprobe_config_init(&cfg);
 	if (stack)
@@ -90,6 +92,7 @@ int job_mem(struct runner_env *env, int argc, char **argv)
 	runner_op_begin(op, 1);
 	r = memprobe_run(&c, op, &cfg, &res, &err);
 	runner_op_end(op, 1);
+	scheme_output_settle(op, NULL, NULL);
 	if (r < 0) {
 		op_ctx_free(&c);
 		return mem_fail(r, &err);

@@ -29,6 +29,14 @@ struct op_ctx {
 	char what[128];    /* description of the last failure */
 };
 
+/*
+ * Where the keys an operation uses come from, for records: every job
+ * generates them with keygen in its own process before the operation, as
+ * the submitters' own programs do (some schemes refuse keys from another
+ * process: supervise/key_origin.h).  NULL for keygen, which needs none.
+ */
+const char *op_ctx_keys_note(enum pq_op op);
+
 /* Allocate buffers for an mlen-byte message (64 in benchmarks). */
 int op_ctx_init(struct op_ctx *c, const struct pqprof_instance *inst, size_t mlen, pq_error *err);
 void op_ctx_free(struct op_ctx *c);

@@ -59,6 +59,8 @@ void runner_set_loading(int on);
 
 /* The operation in progress, or -1. */
 int runner_current_op(void);
+/* The operation begun last (in progress or not), or -1. */
+int runner_last_op(void);
 
 /* Seed the instance's randomness with a byte string (48 bytes 00..2f in benches). */
 int runner_seed_instance(const struct pqprof_instance *inst, const unsigned char *seed, size_t len);

@@ -18,6 +18,7 @@
 
 static int result_fd = -1;
 static volatile sig_atomic_t current_op = -1;
+static volatile sig_atomic_t last_op = -1;   /* the operation begun last, for output between calls */
 static volatile sig_atomic_t done_sent;
 
 void runner_emit(json_t *event)
@@ -52,6 +53,7 @@ void runner_op_begin(enum pq_op op, int announce)
 	if (announce)
 		runner_emit(json_pack("{s:s, s:s}", "ev", "begin", "op", pq_op_name(op)));
 	current_op = op;
+	last_op = op;
 }
 
 void runner_op_end(enum pq_op op, int announce)
@@ -64,6 +66,13 @@ void runner_op_end(enum pq_op op, int announce)
 void runner_mark_call(enum pq_op op, int begin)
 {
 	current_op = begin ? (int)op : -1;
+	if (begin)
+		last_op = op;
+}
+
+int runner_last_op(void)
+{
+	return last_op;
 }
 
 int runner_result_fd(void)

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "runner/runner.h"
 #include "runner/heap_hooks.h"
+#include "runner/scheme_output.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -90,6 +91,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uc)
 		             (unsigned long long)failed);
 	if (n > 0 && (size_t)n < sizeof buf)
 		runner_emit_raw(buf, (size_t)n);
+	scheme_output_flush_raw();   /* what the scheme printed before it crashed goes to its log */
 	if (loading) {
 		n = snprintf(buf, sizeof buf, "{\"ev\":\"error\",\"kind\":\"load\",\"msg\":\"the library crashed the "
 		             "loader (signal %d): a damaged or truncated file\"}\n", sig);
@@ -114,6 +116,7 @@ static void stop_handler(int sig)
 		if (n > 0 && (size_t)n < sizeof buf)
 			runner_emit_raw(buf, (size_t)n);
 	}
+	scheme_output_flush_raw();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

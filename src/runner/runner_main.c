@@ -10,6 +10,7 @@
 #include "runner/runner.h"
 #include "runner/jobs.h"
 #include "instance/loader.h"
+#include "runner/scheme_output.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@ static const struct runner_job jobs[] = {
 	{ "leak", job_leak },
 	{ "profile", job_profile },
 	{ "count", job_count },
+	{ "keys", job_keys },
 	{ NULL, NULL },
 };
 
@@ -65,8 +67,16 @@ int main(int argc, char **argv)
 		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));
 		return PQ_ELOAD;
 	}
+	/* The scheme's stdout/stderr through the runner's pipes (scheme_output.h). */
+	scheme_output_open();
 	/* Jobs see argv[0] = job name, then their own arguments. */
 	int rc = job->fn(&env, argc - 2, argv + 2);
+	scheme_output_settle(runner_last_op(), NULL, NULL);
+	json_t *out = scheme_output_json();
+	if (out) {
+		json_object_set_new(out, "ev", json_string("scheme_output"));
+		runner_emit(out);
+	}
 	fflush(stdout);
 	fflush(stderr);
 	if (rc == 0 && !runner_done_sent())

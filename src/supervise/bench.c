@@ -1,11 +1,15 @@
 /* bench: calibration, trials and the timing record; see bench.h. */
 #include "config.h"
+#include "runner/op_ctx.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
 #include "supervise/blame.h"
 #include "measure/calibrate.h"
 #include "measure/stats.h"
 #include "measure/contention.h"
+#include "core/atomic_file.h"
+#include "core/grow.h"
+#include "core/ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +123,8 @@ static json_t *record_base(const struct bench_config *cfg)
 	                        "message_bytes", (json_int_t)(cfg->mlen > 0 ? cfg->mlen : 64));
 	if (cfg->instance)
 		json_object_set(rec, "instance", cfg->instance);
+	if (op_ctx_keys_note(cfg->op))
+		json_object_set_new(rec, "keys", json_string(op_ctx_keys_note(cfg->op)));
 	if (cfg->command)
 		json_object_set_new(rec, "command", json_string(cfg->command));
 	if (cfg->environment)
@@ -133,9 +139,6 @@ static int fail_record(json_t *rec, struct trial_data *t, const char *stage, con
 	json_object_set_new(rec, "status", json_string("failed"));
 	json_object_set_new(rec, "failure", json_pack("{s:s, s:s, s:s}", "stage", stage,
 	                                              "kind", bench_failure_kind(&t->res), "reason", why));
-	if (t->res.output_total)
-		json_object_set_new(rec, "scheme_output", json_pack("{s:s%, s:I}", "head", t->res.output,
-		                                                    t->res.output_len, "bytes", (json_int_t)t->res.output_total));
 	int code = child_blame(&t->res);
 	json_object_set_new(json_object_get(rec, "failure"), "blame", json_string(blame_kind(code)));
 	return pq_fail(err, code, "%s during %s: %s", op, stage, why);
@@ -156,6 +159,11 @@ struct bench_session {
 	double call_s;          /* the calibration call */
 	double trial_timeout_s; /* limit of one trial child, grown for long operations */
 	double spent_s;         /* wall time of the trials so far (op budget) */
+	/* The scheme's output: bytes in timed calls, and every child's text for the log. */
+	double out_bytes, err_bytes, timed_calls;
+	size_t printed;         /* bytes the children wrote in all */
+	char *log;
+	size_t log_len, log_cap;
 };
 
 /* A trial limit that grows with the trial: three times its planned length (warm-up included) plus a minute. */
@@ -175,8 +183,82 @@ static int session_wants_trial(const struct bench_session *s, int t)
 	return !(budget > 0 && s->done_trials > 0 && s->spent_s + (double)s->iters * s->call_s > budget * 1.5);
 }
 
+#define BENCH_LOG_CAP (1u << 20)   /* a log keeps this much of the scheme's text, then counts */
+
+/* Keep a child's captured output for the job's log; count its timed output. */
+static void session_output_add(struct bench_session *s, const char *what, const struct trial_data *t)
+{
+	json_t *so = t->done ? json_object_get(t->done, "scheme_output") : NULL;
+	if (so) {
+		s->out_bytes += (double)json_integer_value(json_object_get(so, "stdout_bytes"));
+		s->err_bytes += (double)json_integer_value(json_object_get(so, "stderr_bytes"));
+		s->timed_calls += (double)json_integer_value(json_object_get(so, "timed_calls"));
+	}
+	if (!t->res.output_total)
+		return;
+	s->printed += t->res.output_total;
+	char head[160];
+	int n = snprintf(head, sizeof head, "== %s: %zu bytes, first %zu follow\n", what, t->res.output_total,
+	                 t->res.output_len);
+	size_t need = s->log_len + (size_t)n + t->res.output_len + 2;
+	if (need > BENCH_LOG_CAP || pq_grow(&s->log, &s->log_cap, need, 1, 4096) < 0)
+		return;
+	memcpy(s->log + s->log_len, head, (size_t)n);
+	memcpy(s->log + s->log_len + n, t->res.output, t->res.output_len);
+	s->log_len += (size_t)n + t->res.output_len;
+	s->log[s->log_len++] = '\n';
+}
+
+static void fmt_bytes(char *buf, size_t len, double b)
+{
+	if (b >= 1e6)
+		snprintf(buf, len, "%.1f MB", b / 1e6);
+	else if (b >= 1e3)
+		snprintf(buf, len, "%.1f KB", b / 1e3);
+	else
+		snprintf(buf, len, "%.0f bytes", b);
+}
+
+/*
+ * The record's "scheme_output": bytes per timed call on each stream and a
+ * one-line note; the text itself goes to the log, written whole.
+ */
+static void session_output_finish(struct bench_session *s)
+{
+	if (!s->printed && s->out_bytes == 0 && s->err_bytes == 0)
+		return;
+	const struct bench_config *cfg = s->cfg;
+	double calls = s->timed_calls > 0 ? s->timed_calls : 1;
+	double o = s->out_bytes / calls, e = s->err_bytes / calls;
+	char note[256], ob[32], eb[32];
+	fmt_bytes(ob, sizeof ob, o);
+	fmt_bytes(eb, sizeof eb, e);
+	const char *op = pq_op_name(cfg->op);
+	if (o > 0 && e > 0)
+		snprintf(note, sizeof note, "%s wrote %s to stdout and %s to stderr per call", op, ob, eb);
+	else if (o > 0 || e > 0)
+		snprintf(note, sizeof note, "%s wrote %s to %s per call", op, o > 0 ? ob : eb, o > 0 ? "stdout" : "stderr");
+	else
+		snprintf(note, sizeof note, "%s wrote nothing in timed calls (%zu bytes outside them)", op, s->printed);
+	json_t *j = json_pack("{s:s, s:f, s:f, s:f, s:I, s:s}", "note", note, "stdout_bytes_per_call", o,
+	                      "stderr_bytes_per_call", e, "timed_calls", s->timed_calls, "bytes_all_children",
+	                      (json_int_t)s->printed, "drained",
+	                      "timed calls write to a pipe the runner drains after each call, outside the timed span");
+	if (cfg->output_log && s->log_len) {
+		pq_error err = { 0 };
+		if (atomic_write(cfg->output_log, s->log, s->log_len, &err) == 0)
+			json_object_set_new(j, "log", json_string(cfg->output_log));
+		else
+			json_object_set_new(j, "log_error", json_string(err.msg));
+	}
+	json_object_set_new(s->rec, "scheme_output", j);
+}
+
 static void session_free(struct bench_session *s)
 {
+	session_output_finish(s);
+	free(s->log);
+	s->log = NULL;
 	free(s->tmu);
 	free(s->tmn);
 	free(s->all);
@@ -205,6 +287,7 @@ static int session_begin(struct bench_session *s, const struct bench_config *cfg
 	int r = run_child(cfg, 1, 1, 1, &cal, err);
 	if (r < 0)
 		return r;
+	session_output_add(s, "calibration", &cal);
 	/* Processes a scheme leaves behind compete with the trials: a failure too. */
 	if (cal.res.end != CHILD_OK || cal.res.orphans) {
 		r = fail_record(s->rec, &cal, "calibration", pq_op_name(cfg->op), err);
@@ -268,6 +351,9 @@ static int session_trial(struct bench_session *s, long seq, double t0, pq_error 
 	s->spent_s += mono_s() - t0 - started;
 	if (r < 0)
 		return r;
+	char what[64];
+	snprintf(what, sizeof what, "trial %d", s->done_trials + 1);
+	session_output_add(s, what, &td);
 	if (td.res.end != CHILD_OK || td.res.orphans) {
 		r = fail_record(s->rec, &td, "trial", pq_op_name(s->cfg->op), err);
 		child_result_free(&td.res);

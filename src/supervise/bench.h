@@ -4,7 +4,10 @@
  * trial in its own fresh child, and turns the per-call counter values into
  * a record: every raw trial, the backend that produced the numbers and its
  * read overhead, the summary statistics, the command and the environment.
- * The record schema is documented in doc/records.md.
+ * What the scheme prints never enters the record: the record says how
+ * many bytes per timed call went to stdout and stderr, the text goes to
+ * the job's log (output_log).  The record schema is documented in
+ * doc/records.md.
  */
 #ifndef PQ_BENCH_H
 #define PQ_BENCH_H
@@ -38,6 +41,8 @@ struct bench_config {
 	const char *command;    /* the command line, for the record */
 	json_t *instance;       /* descriptor (borrowed), from instance_describe() (describe.h) */
 	json_t *environment;    /* borrowed, or NULL */
+	/* The scheme's stdout/stderr of every child goes here (written whole at the end), or nowhere: NULL. */
+	const char *output_log;
 };
 
 /*

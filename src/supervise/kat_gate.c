@@ -1,6 +1,7 @@
 /* kat_gate: run, judge and record the KAT gate; see kat_gate.h. */
 #include "config.h"
 #include "supervise/kat_gate.h"
+#include "supervise/key_origin.h"
 #include "core/interrupt.h"
 #include "supervise/describe.h"
 #include "supervise/child.h"
@@ -449,6 +450,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	snprintf(outcome, sizeof outcome, "%s/outcome", tmpdir);
 	struct child_result cr;
 	int have_child = 0;
+	json_t *keys = NULL;   /* the key-origin check (key_origin.h) */
 	if (res->outcome.verdict != KAT_LOADFAIL) {
 		double limit_s = o->timeout_s > 0 ? o->timeout_s : 900;
 		if (replay(o->lib, o->records, limit_s, o->as_limit, produced, outcome, &cr, err) < 0) {
@@ -475,6 +477,18 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		}
 		if (cr.orphans)
 			kat_outcome_note(&res->outcome, "the scheme left processes behind after the run (killed)");
+		/* The flow signs with keys its own process generated; a key from elsewhere is asked here. */
+		const char *kind = json_string_value(json_object_get(desc, "kind"));
+		if (cr.end == CHILD_OK && kind && strcmp(kind, "signature") == 0) {
+			char note[KAT_NOTE_LEN];
+			pq_error kerr = { 0 };
+			int kr = key_origin_check(o->lib, tmpdir, limit_s, o->as_limit, note, sizeof note, &keys, &kerr);
+			if (kr < 0) {
+				json_decref(keys);
+				keys = json_pack("{s:s, s:s}", "verdict", "not checked", "detail", kerr.msg);
+			} else if (kr > 0)
+				kat_outcome_note(&res->outcome, "%s", note);
+		}
 		if (cr.contain_note[0])
 			kat_outcome_note(&res->outcome, "%s", cr.contain_note);
 	}
@@ -486,6 +500,10 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		json_object_set_new(res->record, "log", json_string(o->log_path));
 	if (res->forensics)
 		json_object_set(res->record, "forensics", res->forensics);
+	json_t *kj = json_pack("{s:s}", "flow", "every round signs with the key pair keygen produced in the same process");
+	if (keys)
+		json_object_set_new(kj, "from_another_process", keys);
+	json_object_set_new(res->record, "keys", kj);
 	if (o->record_path && wr == 0) {
 		wr = json_file_write(o->record_path, res->record, err);
 	}

@@ -8,4 +8,6 @@ libpqprof_a_SOURCES += \
 	src/supervise/bench.c src/supervise/bench.h \
 	src/supervise/kat_gate.c src/supervise/kat_gate.h \
 	src/supervise/mem_run.c src/supervise/mem_run.h \
-	src/supervise/blame.c src/supervise/blame.h
+	src/supervise/blame.c src/supervise/blame.h \
+	src/supervise/key_origin.c src/supervise/key_origin.h \
+	src/supervise/output_log.c src/supervise/output_log.h

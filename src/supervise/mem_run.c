@@ -1,5 +1,7 @@
 /* mem_run: per-operation memory and size sampling in runner children; see mem_run.h. */
 #include "config.h"
+#include "supervise/output_log.h"
+#include "runner/op_ctx.h"
 #include "supervise/mem_run.h"
 #include "supervise/child.h"
 #include "supervise/blame.h"
@@ -36,6 +38,8 @@ int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_
 	if (r < 0)
 		return r;
 	json_t *rec = json_pack("{s:s, s:s}", "schema", "pqprof.memory/1", "op", pq_op_name(op));
+	if (op_ctx_keys_note(op))
+		json_object_set_new(rec, "keys", json_string(op_ctx_keys_note(op)));
 	if (cr.end == CHILD_OK) {
 		json_object_set(rec, "memory", json_object_get(cr.done, "memory"));
 		json_object_set(rec, "check", json_object_get(cr.done, "check"));
@@ -44,6 +48,9 @@ int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_
 		describe_failure(rec, &cr);
 		r = pq_fail(err, child_blame(&cr), "%s: %s", pq_op_name(op), json_string_value(json_object_get(rec, "failure")));
 	}
+	json_t *so = output_log_write(&cr, o->output_log);
+	if (so)
+		json_object_set_new(rec, "scheme_output", so);
 	if (cr.orphans) /* killed with the runner's namespace or process group */
 		json_object_set_new(rec, "processes_killed", json_integer(cr.orphans));
 	child_result_free(&cr);

@@ -21,6 +21,7 @@ struct mem_run_opts {
 	double timeout_s;          /* default 300 */
 	unsigned long long as_limit;  /* default 8 GiB */
 	int cpu;
+	const char *output_log;     /* the scheme's stdout/stderr go here (mem_run_op), or nowhere: NULL */
 };
 
 /* Measure one operation.  *record gets a record even when the scheme failed. */

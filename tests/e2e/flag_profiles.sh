@@ -27,7 +27,7 @@ for op in keygen sign verify; do
 done
 expect_grep "$R/nist-toy__o2__sign.json" '"position": 1' "record gives its place in the round-robin"
 expect_grep "$R/nist-toy__o2__sign.json" '"nist-toy__o1-aa"' "record lists the units it was interleaved with"
-expect_grep "$R/nist-toy__o2__sign.json" '"cflags": "-O2 -fno-inline -g -fPIC"' "built with the profile's flags"
+expect_grep "$R/nist-toy__o2__sign.json" '"cflags": "-O2 -fno-inline -g -fPIC -fno-semantic-interposition"' "built with the profile's flags"
 expect_grep "$R/nist-toy__o2__sign.json" '"trials_flagged": [0-9]' "contention: flagged trials counted"
 expect_grep "$R/nist-toy__o2__sign.json" '"involuntary_switches": [0-9]' "contention evidence per trial"
 expect_grep "$R/nist-toy__o2__sign.json" '"median_units": [0-9]' "headline median recorded"
@@ -71,7 +71,7 @@ JSON
 if command -v clang >/dev/null 2>&1; then
 	expect_rc 0 "descriptor profiles table" -- "$PQPROF" run "$WORK/scheme.json" --out "$WORK/e" --steps build,kat --no-report
 	expect_grep "$WORK/e/build/Toy-96__clang-O2.json" '"compiler": ".*clang' "per-profile compiler from the descriptor"
-	expect_grep "$WORK/e/build/Toy-96__O1.json" '"cflags": "-O1 -g -fPIC"' "table flags used"
+	expect_grep "$WORK/e/build/Toy-96__O1.json" '"cflags": "-O1 -g -fPIC -fno-semantic-interposition"' "table flags used"
 	expect_grep "$WORK/e/kat/Toy-96__clang-O2.json" '"verdict": "PASS"' "the clang build passes its KAT"
 else
 	echo "skip: no clang"
