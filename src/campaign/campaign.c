@@ -700,6 +700,42 @@ static int build_failed_on_machine(const char *msg)
 	return 0;
 }
 
+/*
+ * How a unit is built, for both library forms: the tree, profile and
+ * flags, descriptor flags checked and its trees kept inside its directory
+ * (see builder.h), compile_commands.json under <sub>/<label>/.
+ */
+static void unit_build_options(const struct campaign *c, const struct unit *u, const char *out_path, const char *sub,
+                               struct build_options *bo, char *origin, size_t olen, char *ccdb, size_t clen)
+{
+	memset(bo, 0, sizeof *bo);
+	bo->src_dir = u->tree;
+	bo->out_path = out_path;
+	bo->profile = u->profile;
+	bo->extra_cflags = u->cflags;
+	bo->defines = (const char *const *)u->defines;
+	bo->ndefines = u->ndefines;
+	const char *env_root = getenv("PQPROF_SOURCE_ROOT");
+	bo->source_root = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root
+	                  : c->have_desc ? c->desc.dir : NULL;
+	snprintf(origin, olen, "%s: cflags of instance %s", c->desc.path, u->instance);
+	bo->flags_origin = c->have_desc ? origin : NULL;
+	bo->trust_flags = c->o->trust_flags;
+	bo->no_observe = c->o->no_observe;
+	bo->tree_inside_root = c->have_desc;
+	path_of(c, ccdb, clen, sub, u->label, NULL, "/compile_commands.json");
+	bo->compile_commands = ccdb;
+	if (u->prof && u->prof->custom) {
+		bo->profile_cflags = u->prof->cflags;
+		bo->profile_origin = u->prof->origin;
+	}
+	if (u->prof && u->prof->cc[0])
+		bo->cc = u->prof->cc;
+	bo->instance = u->select[0] ? u->select : NULL;
+	bo->instance_hint = c->have_desc ? u->instance : NULL;
+	tree_api_parse(u->api, &bo->api);
+}
+
 static int do_build(struct campaign *c, struct unit *u)
 {
 	char rec[PATH_MAX];
@@ -713,33 +749,10 @@ static int do_build(struct campaign *c, struct unit *u)
 	if (done)
 		return 1;
 	pq_error err = { 0 };
-	struct build_options bo = {
-		.src_dir = u->tree, .out_path = u->lib, .profile = u->profile, .extra_cflags = u->cflags,
-		.defines = u->defines, .ndefines = u->ndefines,
-	};
-	/* Descriptor flags are checked; its trees stay inside its directory (see builder.h). */
-	const char *env_root = getenv("PQPROF_SOURCE_ROOT");
-	bo.source_root = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root
-	                 : c->have_desc ? c->desc.dir : NULL;
-	char origin[PATH_MAX + 200];
-	snprintf(origin, sizeof origin, "%s: cflags of instance %s", c->desc.path, u->instance);
-	bo.flags_origin = c->have_desc ? origin : NULL;
-	bo.trust_flags = c->o->trust_flags;
-	bo.no_observe = c->o->no_observe;
-	bo.tree_inside_root = c->have_desc;
-	char ccdb[PATH_MAX];
-	path_of(c, ccdb, sizeof ccdb, "build", u->label, NULL, "/compile_commands.json");
-	bo.compile_commands = ccdb;
-	if (u->prof && u->prof->custom) {
-		bo.profile_cflags = u->prof->cflags;
-		bo.profile_origin = u->prof->origin;
-	}
-	if (u->prof && u->prof->cc[0])
-		bo.cc = u->prof->cc;
-	bo.instance = u->select[0] ? u->select : NULL;
-	bo.instance_hint = c->have_desc ? u->instance : NULL;
+	struct build_options bo;
+	char origin[PATH_MAX + 200], ccdb[PATH_MAX];
+	unit_build_options(c, u, u->lib, "build", &bo, origin, sizeof origin, ccdb, sizeof ccdb);
 	bo.plain_pic = c->o->plain_pic;
-	tree_api_parse(u->api, &bo.api);
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.so", u->label);
 	json_t *r = NULL;
@@ -921,25 +934,10 @@ static int build_other_form(struct campaign *c, const struct unit *u)
 	json_t *r = NULL;
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof rel, "lib/%s.%s.so", u->label, link_scope_name(plain ? LINK_SCOPE_PLAIN_PIC : LINK_SCOPE_LOCAL));
-	struct build_options bo = {
-		.src_dir = u->tree, .out_path = lib, .profile = u->profile, .extra_cflags = u->cflags,
-		.defines = u->defines, .ndefines = u->ndefines, .plain_pic = plain, .trust_flags = c->o->trust_flags,
-		.tree_inside_root = c->have_desc,
-	};
-	const char *env_root = getenv("PQPROF_SOURCE_ROOT");
-	bo.source_root = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root : c->have_desc ? c->desc.dir : NULL;
-	char origin[PATH_MAX + 200];
-	snprintf(origin, sizeof origin, "%s: cflags of instance %s", c->desc.path, u->instance);
-	bo.flags_origin = c->have_desc ? origin : NULL;
-	if (u->prof && u->prof->custom) {
-		bo.profile_cflags = u->prof->cflags;
-		bo.profile_origin = u->prof->origin;
-	}
-	if (u->prof && u->prof->cc[0])
-		bo.cc = u->prof->cc;
-	bo.instance = u->select[0] ? u->select : NULL;
-	bo.instance_hint = c->have_desc ? u->instance : NULL;
-	tree_api_parse(u->api, &bo.api);
+	struct build_options bo;
+	char origin[PATH_MAX + 200], ccdb[PATH_MAX];
+	unit_build_options(c, u, lib, "interposition", &bo, origin, sizeof origin, ccdb, sizeof ccdb);
+	bo.plain_pic = plain;
 	int rc = record_build(&bo, lib, rel, u->profile, u->label, &r, &err);
 	tag_record(u, r);
 	put_record(c, rec, r);

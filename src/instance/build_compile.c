@@ -43,6 +43,17 @@ static int copy_file(const char *from, const char *to, pq_error *err)
 	return r;
 }
 
+/* What pqprof adds to every unit: -g -fPIC, the binding form's flags, the old-C downgrades. */
+static void push_pqprof_flags(struct argv_buf *a, enum link_scope scope)
+{
+	av_push(a, "-g");
+	av_push(a, "-fPIC");
+	for (const char *const *f = link_scope_cflags(scope); *f; f++)
+		av_push(a, *f);
+	for (int i = 0; build_downgrades[i]; i++)
+		av_push(a, build_downgrades[i]);
+}
+
 /* Common compiler flags: the assembled list (profile, tree, user, -D), -g -fPIC, includes. */
 static void push_common(struct argv_buf *a, const struct flag_list *fl, const struct tree_scan *ts, const char *base,
                         enum link_scope scope)
@@ -54,12 +65,7 @@ static void push_common(struct argv_buf *a, const struct flag_list *fl, const st
 		else
 			av_push(a, fl->v[i].flag);
 	}
-	av_push(a, "-g");
-	av_push(a, "-fPIC");
-	for (const char *const *f = link_scope_cflags(scope); *f; f++)
-		av_push(a, *f);
-	for (int i = 0; build_downgrades[i]; i++)
-		av_push(a, build_downgrades[i]);
+	push_pqprof_flags(a, scope);
 	av_pushf(a, "-I%s", base);
 	for (int i = 0; i < ts->nincdirs; i++)
 		if (strcmp(ts->incdirs[i], ".") != 0)
@@ -79,12 +85,7 @@ static void push_observed(struct argv_buf *a, const struct build_result *res, co
 		av_push(a, unit->v[i].flag);
 	for (int i = res->nprofile; i < res->flags.n; i++)
 		av_push(a, res->flags.v[i].flag);
-	av_push(a, "-g");
-	av_push(a, "-fPIC");
-	for (const char *const *f = link_scope_cflags(scope); *f; f++)
-		av_push(a, *f);
-	for (int i = 0; build_downgrades[i]; i++)
-		av_push(a, build_downgrades[i]);
+	push_pqprof_flags(a, scope);
 	if (shim) {
 		av_pushf(a, "-I%s", copy);
 		for (int i = 0; i < ts->nincdirs; i++)

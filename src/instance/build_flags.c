@@ -19,6 +19,18 @@ static void append_flag(char *buf, size_t len, const char *flag)
 	snprintf(buf + used, len - used, "%s%s", used ? " " : "", flag);
 }
 
+/* Does the user's -D (or the descriptor's defines) set the macro this -D/-U flag sets?  Then it is the user's. */
+static int user_defines(const struct build_options *opt, const char *flag)
+{
+	char mac[128];
+	define_macro_name(flag, mac, sizeof mac);
+	size_t ml = strlen(mac);
+	for (int k = 0; mac[0] && k < opt->ndefines; k++)
+		if (strncmp(opt->defines[k], mac, ml) == 0 && (opt->defines[k][ml] == '=' || opt->defines[k][ml] == '\0'))
+			return 1;
+	return 0;
+}
+
 static int want_hint_used(const struct build_options *opt, const char *name)
 {
 	return opt->instance_hint && strcmp(opt->instance_hint, name) == 0;
@@ -53,15 +65,7 @@ static int observed_unit_flags(const struct build_options *opt, const struct pla
 			if (why)
 				return pq_fail(err, PQ_EINPUT, "%s: compiler flag '%s' refused: it %s (%s)", res->ts.root, f->flag, why,
 				               f->origin);
-			char mac[128];
-			define_macro_name(f->flag, mac, sizeof mac);
-			int overridden = 0;
-			for (int k = 0; mac[0] && k < opt->ndefines && !overridden; k++) {
-				size_t ml = strlen(mac);
-				overridden = strncmp(opt->defines[k], mac, ml) == 0 &&
-				             (opt->defines[k][ml] == '=' || opt->defines[k][ml] == '\0');
-			}
-			if (overridden) {
+			if (user_defines(opt, f->flag)) {
 				if (u == pi->nunits)
 					build_note(res, "flags: %s <- %s: replaced by the -D option", f->flag, f->origin);
 				continue;
@@ -125,15 +129,7 @@ static int assemble_flags(const struct build_options *opt, const struct flag_pro
 				            f->flag, why);
 				break;
 			}
-			char mac[128];
-			define_macro_name(f->flag, mac, sizeof mac);
-			int overridden = 0;
-			for (int k = 0; mac[0] && k < opt->ndefines && !overridden; k++) {
-				size_t ml = strlen(mac);
-				overridden = strncmp(opt->defines[k], mac, ml) == 0 &&
-				             (opt->defines[k][ml] == '=' || opt->defines[k][ml] == '\0');
-			}
-			if (overridden) {
+			if (user_defines(opt, f->flag)) {
 				build_note(res, "flags: %s <- %s: replaced by the -D option", f->flag, f->origin);
 				continue;
 			}

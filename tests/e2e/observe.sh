@@ -85,11 +85,16 @@ if command -v cmake >/dev/null 2>&1; then
 	json_has "$WORK/rung/kat/gmp-cmake__harness-default.json" '"verdict": "PASS"' "Heron-1 (GMP, Release) passes its known answers"
 fi
 # A library the submitter's link takes that is not installed: a verdict naming its package.
-cp -R "$G" "$WORK/ntl-tree"
+cp -RL "$G" "$WORK/ntl-tree"
 printf 'heron_kat: src/heron.c src/drng.c apps/KAT_SIG.c\n\t$(CC) -O2 -I. -Isrc -o $@ $^ -lgmp -lntl\n' >"$WORK/ntl-tree/Makefile"
 expect_rc 4 "a tree linking a library that is not installed" -- "$PQPROF" build "$WORK/ntl-tree" -o "$WORK/ntl.so"
 expect_grep "$WORK/out" '^verdict: external library missing: -lntl$' "verdict line"
 expect_grep "$WORK/err" 'install the Debian package libntl-dev' "the verdict names the package"
+"$PQPROF" run "$WORK/ntl-tree" --quick --steps build,kat,report --out "$WORK/runntl" >/dev/null 2>&1
+json_has "$WORK/runntl/build/ntl-tree__harness-default.json" '"verdict": "external library missing: -lntl"' \
+	"run: the build record carries the verdict"
+json_has "$WORK/runntl/build/ntl-tree__harness-default.json" 'install the Debian package libntl-dev' \
+	"run: the build record names the package"
 
 # A package whose one CMake tree builds each level with a cache variable (set_property ... STRINGS 1 3 5).
 K="$O/pkg-cmake-levels"
