@@ -1,6 +1,7 @@
 /* leak_step: the campaign's timing-leak step; see leak_step.h. */
 #include "config.h"
 #include "campaign/leak_step.h"
+#include <limits.h>
 #include "supervise/blame.h"
 #include "record/records.h"
 #include "core/fixed_str.h"
@@ -45,11 +46,20 @@ int leak_step_op(const struct leak_step_opts *o, enum pq_op op, pq_error *werr)
 		.lib = o->lib, .op = op, .classes = o->classes, .budget_s = o->budget_s, .events = o->events,
 		.cpu = o->cpu, .command = o->command, .instance = o->instance, .environment = o->environment,
 	};
+	char log[PATH_MAX];
+	if (record_path(log, sizeof log, o->dir, "output", o->label, opname, ".leak.log", NULL) == 0)
+		cfg.output_log = log;
 	json_t *r = NULL;
 	int rc = leak_run_op(&cfg, &r, &err);
 	if (!r)  /* no pair applies, or the test could not run: say so rather than leave the step pending */
 		r = json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "pqprof.leak/1", "op", opname, "status", "failed",
 		              "failure", err.msg, "failure_kind", blame_kind(err.code));
+	/* Campaign records name their logs relative to the campaign directory (merge moves them). */
+	json_t *so = json_object_get(r, "scheme_output");
+	const char *lp = json_string_value(json_object_get(so, "log"));
+	size_t dl = strlen(o->dir);
+	if (lp && strncmp(lp, o->dir, dl) == 0 && lp[dl] == '/')
+		json_object_set_new(so, "log", json_string(lp + dl + 1));
 	w = rc == 0 ? leak_chart_write(r, svg, werr) : 0;
 	if (w == 0)
 		w = json_file_write(rec, r, werr);

@@ -79,8 +79,11 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 	};
 	pq_error err = { 0 };
 	json_t *rec = NULL;
-	struct profile_op_summary os;
+	struct profile_op_summary os = { 0 };
 	po.op_out = &os;
+	char log[PATH_MAX];
+	if (record_path(log, sizeof log, dir, "output", label, opname, ".profile.log", NULL) == 0)
+		po.output_log = log;
 	int r = profile_record_op(&po, (enum pq_op)op, trace, &err);
 	if (r == 0) {
 		struct analysis_opts ao = { .groups = gs, .flamegraph = svg, .folded = fold };
@@ -98,7 +101,12 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 		json_t *pt = profile_perturbation_json(&os);
 		if (pt)
 			json_object_set_new(rec, "perturbation", pt);
+		if (os.scheme_output) {
+			json_object_set(rec, "scheme_output", os.scheme_output);
+			rel_path(json_object_get(rec, "scheme_output"), "log", dir);
+		}
 	}
+	json_decref(os.scheme_output);
 	if (r < 0 && errp)
 		*errp = err;
 	pq_error werr = { 0 };

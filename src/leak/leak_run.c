@@ -2,6 +2,7 @@
 #include "config.h"
 #include "runner/op_ctx.h"
 #include "leak/leak_run.h"
+#include "supervise/output_log.h"
 #include "leak/leak_classes.h"
 #include "supervise/bench.h"
 #include "supervise/child.h"
@@ -217,6 +218,12 @@ int leak_run_op(const struct leak_config *cfg, json_t **record, pq_error *err)
 			return pq_fail(err, code, "%s (%s): %s", pq_op_name(cfg->op), pairs[i]->name, why);
 		}
 		json_t *pr = pair_record(pairs[i], res.done);
+		if (res.output_total) {
+			/* The scheme's prints: to the job's log (the last pair's), counted in the record. */
+			json_t *so = output_log_write(&res, cfg->output_log);
+			if (so)
+				json_object_set_new(rec, "scheme_output", so);
+		}
 		child_result_free(&res);
 		json_array_append_new(json_object_get(rec, "pairs"), pr);
 		enum leak_verdict v = leak_record_verdict(pr);

@@ -35,6 +35,7 @@ struct leak_config {
 	const char *command;       /* for the record */
 	json_t *instance;          /* descriptor (borrowed) */
 	json_t *environment;       /* borrowed, or NULL */
+	const char *output_log;    /* the scheme's stdout/stderr go here, or nowhere: NULL (output_log.h) */
 };
 
 /*

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "profile/profile_run.h"
+#include "supervise/output_log.h"
 #include "core/grow.h"
 #include "core/contain.h"
 
@@ -448,6 +449,14 @@ static int run_child(struct recorder *rec, enum pq_op op, double seconds, uint64
 		}
 	}
 	uint64_t calls = 0;
+	if (crc == 0 && res.output_total) {
+		/* The scheme's prints never reach pqprof's output: to the job's log, counted. */
+		json_t *so = output_log_write(&res, o->output_log);
+		if (so) {
+			json_decref(os->scheme_output);
+			os->scheme_output = so;
+		}
+	}
 	if (rc == 0) {
 		calls = (uint64_t)json_integer_value(json_object_get(res.done, "calls"));
 		os->seconds += json_number_value(json_object_get(res.done, "seconds_in_calls"));
@@ -690,6 +699,10 @@ void profile_summary_free(struct profile_summary *sum)
 	if (sum) {
 		json_decref(sum->calls);
 		sum->calls = NULL;
+		for (int i = 0; i < sum->nops && i < PQ_OP_COUNT; i++) {
+			json_decref(sum->ops[i].scheme_output);
+			sum->ops[i].scheme_output = NULL;
+		}
 	}
 }
 
@@ -791,8 +804,10 @@ int profile_record_op(const struct profile_opts *opts, enum pq_op op, const char
 	int r = profile_record(&o, trace_path, &sum, err);
 	if (opts->op_out) {
 		memset(opts->op_out, 0, sizeof *opts->op_out);
-		if (sum.nops > 0)
+		if (sum.nops > 0) {
 			*opts->op_out = sum.ops[0];
+			sum.ops[0].scheme_output = NULL; /* now the caller's */
+		}
 	}
 	profile_summary_free(&sum);
 	return r;

@@ -68,6 +68,7 @@ struct profile_opts {
 	void (*progress)(void *user, const char *line);
 	void *progress_user;
 	struct profile_op_summary *op_out; /* profile_record_op: receives the op's figures, may be NULL */
+	const char *output_log;        /* the scheme's stdout/stderr go here, or nowhere: NULL (output_log.h) */
 };
 
 struct profile_op_summary {
@@ -81,6 +82,8 @@ struct profile_op_summary {
 	/* Perturbation: calls with the sampler on and off, interleaved (sums, seconds). */
 	double on_cpu_s, off_cpu_s, on_wall_s, off_wall_s;
 	uint64_t on_calls, off_calls;
+	/* What the scheme printed while sampled (output_log.h), new reference or NULL: the caller decrefs. */
+	json_t *scheme_output;
 };
 
 struct profile_summary {
