@@ -917,6 +917,13 @@ static void other_lib(const struct campaign *c, const struct unit *u, char *buf,
 		buf[0] = '\0';
 }
 
+/* The interposition check runs unless turned off (--no-interposition-check, $PQPROF_INTERPOSITION_CHECK=off). */
+static int interposition_wanted(const struct campaign *c)
+{
+	const char *e = getenv("PQPROF_INTERPOSITION_CHECK");
+	return !c->o->no_interposition_check && !(e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0));
+}
+
 /*
  * Build the unit again in the other library form, with the same options;
  * its build record goes to interposition/<label>.build.json.  1 when the
@@ -959,7 +966,7 @@ static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
 		return;
 	int ok = built_ok(c, u);
 	/* The other library form, for the interposition check (a failure there leaves the unit measured). */
-	if (ok && !u->prebuilt && c->want[STEP_BENCH] && !c->stopped)
+	if (ok && !u->prebuilt && c->want[STEP_BENCH] && !c->stopped && interposition_wanted(c))
 		build_other_form(c, u);
 	set_unit_step(c, u, "build", ok ? "done" : "failed");
 	save_state(c, "incomplete");
@@ -1129,7 +1136,8 @@ static void interposition_all(struct campaign *c, json_t *env)
 		json_t *desc;
 		enum pq_op ops[PQ_OP_COUNT];
 		int nops = unit_ops(c, u, &desc, ops);
-		int skip = !desc || u->prebuilt || !c->want[STEP_BENCH] || !is_file(lib) || record_done(rec);
+		int skip = !desc || u->prebuilt || !c->want[STEP_BENCH] || !interposition_wanted(c) || !is_file(lib) ||
+		           record_done(rec);
 		if (!skip) {
 			double target = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0);
 			struct interpose_check_opts io = {

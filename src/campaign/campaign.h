@@ -70,6 +70,8 @@ struct campaign_opts {
 	const char *manifest;       /* --manifest: the KAT manifest of every unit (prebuilt libraries too) */
 	int aa;                     /* --aa: a second, independent build of the first profile ("<first>-aa") */
 	int plain_pic;              /* --plain-pic: measure plain -fPIC libraries, as reference harnesses did */
+	/* --no-interposition-check (or $PQPROF_INTERPOSITION_CHECK=off): build and time one library form only */
+	int no_interposition_check;
 };
 
 /* Most flag profiles one campaign runs (the A/A copy included). */

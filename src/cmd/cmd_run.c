@@ -64,7 +64,7 @@ int cmd_run(int argc, char **argv)
 	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0, no_observe = 0;
 	const char *source_root = NULL, *manifest = NULL;
 	struct opt_list pdefs = { 0 }, ccs = { 0 };
-	int aa = 0, plain_pic = 0;
+	int aa = 0, plain_pic = 0, no_ipc = 0;
 	const struct option_spec specs[] = {
 		{ OPT_LIST, 0, "profile", &pdefs, "NAME=FLAGS", "define a flag profile and run it (repeatable)" },
 		{ OPT_LIST, 0, "cc", &ccs, "[NAME=]CC", "compiler of every profile, or of profile NAME (repeatable)" },
@@ -72,6 +72,7 @@ int cmd_run(int argc, char **argv)
 		  "flag profiles to run, the first is the baseline (built-in: harness-default,reference,performance,resource)" },
 		{ OPT_FLAG, 0, "aa", &aa, NULL, "add an independent build of the first profile (<first>-aa), an A/A check" },
 		{ OPT_FLAG, 0, "plain-pic", &plain_pic, NULL, "measure plain -fPIC libraries (calls through the PLT), as reference reports' harness did" },
+		{ OPT_FLAG, 0, "no-interposition-check", &no_ipc, NULL, "do not build and time the other library form (halves the builds)" },
 		{ OPT_STRING, 0, "manifest", &manifest, "FILE", "kat.sha256 manifest for the KAT gate (prebuilt libraries too)" },
 		{ OPT_STRING, 'o', "out", &out, "DIR", "campaign directory (default reports/<system>/<scheme>)" },
 		{ OPT_STRING, 0, "system", &system, "NAME", "system name for the default directory (default: host name)" },
@@ -134,6 +135,7 @@ int cmd_run(int argc, char **argv)
 		.no_observe = no_observe,
 		.profile_defs = pdefs.items, .nprofile_defs = pdefs.n, .cc_defs = ccs.items, .ncc_defs = ccs.n,
 		.manifest = manifest, .aa = aa, .plain_pic = plain_pic,
+		.no_interposition_check = no_ipc,
 	};
 	status = 0;
 	for (int i = 0; i < np; i++) {

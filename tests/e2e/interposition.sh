@@ -13,6 +13,9 @@
 #  - The scheme's stdout goes to a per-job log; the record notes its amount.
 #  - --plain-pic runs the campaign in the reference harness's form.
 . "$top_srcdir/tests/e2e/lib.sh"
+# The interposition check is this script's subject (make check turns it off elsewhere).
+PQPROF_INTERPOSITION_CHECK=on
+export PQPROF_INTERPOSITION_CHECK
 C="$FIX/campaign/fp-toy.json"
 Q="--trials 3 --target 0.1 --timeout 60 --kat-timeout 60 --steps build,kat,bench,mem"
 

@@ -8,6 +8,9 @@
 # found without the descriptor, exact calls per operation as root (why they
 # are missing otherwise); no exponent notation and no absolute source paths.
 . "$top_srcdir/tests/e2e/lib.sh"
+# The interposition check is this script's subject (make check turns it off elsewhere).
+PQPROF_INTERPOSITION_CHECK=on
+export PQPROF_INTERPOSITION_CHECK
 expect_rc 0 "pqprof run schemes/sphincsplus --quick" -- \
 	"$PQPROF" run "$top_srcdir/schemes/sphincsplus" --quick --trials 2 --target 0.05 --out "$WORK/c"
 expect_grep "$WORK/out" "^SPHINCS\+-shake-128f-simple +sign .*KAT PASS$" "NIST 128f timed and KAT PASS"
