@@ -124,7 +124,7 @@ expect_grep "$keep" 'SIGSEGV' "a scheme verdict is kept, not rerun"
 # ---- disk full (a small tmpfs; root only) ----
 MNT="$WORK/full"
 mkdir -p "$MNT"
-if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=4m "pqprof-full-$$" "$MNT" 2>/dev/null; then
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=16m "pqprof-full-$$" "$MNT" 2>/dev/null; then
 	D="$MNT/camp"
 	"$PQPROF" run "$WORK/two.json" -o "$D" --steps build,kat $Q --no-report >/dev/null 2>&1
 	avail=$(df -k --output=avail "$MNT" | tail -n 1)
