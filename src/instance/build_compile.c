@@ -308,6 +308,8 @@ int stage_compile(struct build_ctx *b, pq_error *err)
 			build_note(res, "kept: %s (as the build compiled it%s)", pi->units[i].rel,
 			           b->unit_flags[i].n ? ", with its own flags" : "");
 		build_note(res, "left out: %s: the KAT driver (the harness drives the instance)", pi->driver);
+		if (pi->left_out[0])
+			build_note(res, "left out: %s", pi->left_out);
 		for (int i = 0; i < pi->nlibs; i++)
 			build_note(res, "linked: %s <- observed: link of %s", pi->libs[i], pi->program);
 	} else {
@@ -502,6 +504,12 @@ void stage_cleanup(struct build_ctx *b)
 	av_free(&b->objects);
 	json_decref(b->ccdb);
 	b->ccdb = NULL;
+	if (b->tmpdir[0] && getenv("PQPROF_KEEP_BUILD") && *getenv("PQPROF_KEEP_BUILD")) {
+		/* Kept for inspection: objects, the shim, each compiler's and the linker's log. */
+		fprintf(stderr, "pqprof: build directory kept (PQPROF_KEEP_BUILD): %s\n", b->tmpdir);
+		interrupt_untrack_tmp(b->tmpdir);
+		b->tmpdir[0] = '\0';
+	}
 	if (b->tmpdir[0]) {
 		remove_dir_files(b->tmpdir);
 		rmdir(b->tmpdir);

@@ -27,7 +27,7 @@
 
 /* The names the wrapper is installed under. */
 static const char *const wrapped_tools[] = {
-	"cc", "gcc", "clang", "c++", "g++", "clang++", "ar", "gcc-ar", "as", "ld", "ranlib", NULL,
+	"cc", "gcc", "clang", "c++", "g++", "clang++", "ar", "gcc-ar", "gcc-ranlib", "as", "ld", "ranlib", NULL,
 };
 
 /* ---- one observed build ---- */
@@ -1107,6 +1107,21 @@ static void driver_includes(const struct plan_unit *du, struct plan_instance *pi
 	free(text);
 }
 
+/*
+ * NIST trees: the KAT generator's random source (rng.c, or a file by
+ * another name that defines randombytes(), e.g. randombytes_ctrdrbg.c) is
+ * the harness's to supply, through the shim.
+ */
+static int defines_randombytes(const char *src)
+{
+	char *text = NULL;
+	if (!has_ext(src, (const char *const[]){ ".c", NULL }) || read_whole_file(src, &text, NULL, 64u << 20, NULL) < 0)
+		return 0;
+	int r = source_defines_function(text, "randombytes");
+	free(text);
+	return r;
+}
+
 /* A link of a KAT driver: one instance of the plan. */
 static void add_instance(struct obs *ob, const struct cmdline *c, const struct made *linked)
 {
@@ -1161,9 +1176,16 @@ static void add_instance(struct obs *ob, const struct cmdline *c, const struct m
 	for (int i = 0; i < linked->n && pi->units; i++) {
 		const struct plan_unit *u = &ob->units[linked->units[i]];
 		const char *b = base_of(u->src);
-		if (tree_is_kat_driver(b) || (ob->o->api == TREE_API_NIST && strcmp(b, "rng.c") == 0) ||
-		    has_ext(u->src, cxx_exts))
+		if (tree_is_kat_driver(b))
 			continue;
+		if (has_ext(u->src, cxx_exts)) {
+			note_add(pi->left_out, sizeof pi->left_out, "%s: C++ (pqprof builds C and assembly)", u->rel);
+			continue;
+		}
+		if (ob->o->api == TREE_API_NIST && (strcmp(b, "rng.c") == 0 || defines_randombytes(u->src))) {
+			note_add(pi->left_out, sizeof pi->left_out, "%s: defines randombytes() (the harness supplies it)", u->rel);
+			continue;
+		}
 		unit_copy(&pi->units[pi->nunits++], u);
 	}
 	for (int i = 0; i < c->flags.n; i++) {
@@ -1319,7 +1341,9 @@ static void name_instance(struct obs *ob, struct plan_instance *pi)
 	snprintf(out, sizeof out, "%s/pqprof-name.i", ob->root);
 	snprintf(log, sizeof log, "%s/pqprof-name.log", ob->root);
 	char text[PATH_MAX * 8];
-	int n = snprintf(text, sizeof text, "#include \"%s/%s\"\n", ob->copy, ob->o->header);
+	/* NIST: the driver's own includes name the API it was built against; NGCC: the instance header. */
+	int n = ob->o->api == TREE_API_NIST && pi->nincludes ? 0
+	        : snprintf(text, sizeof text, "#include \"%s/%s\"\n", ob->copy, ob->o->header);
 	for (int i = 0; i < pi->nincludes && (size_t)n + PATH_MAX < sizeof text; i++)
 		n += snprintf(text + n, sizeof text - (size_t)n, "#include \"%s\"\n", pi->includes[i]);
 	n += snprintf(text + n, sizeof text - (size_t)n,
@@ -1420,6 +1444,31 @@ static void label_instances(struct build_plan *p)
 
 /* ---- the whole observation ---- */
 
+/* gcc-12, g++-12, gcc-ar-12, gcc-ranlib-12, clang-14, x86_64-linux-gnu-gcc(-12): names a build may call tools by. */
+static int tool_alias(const char *name)
+{
+	static const char *const bases[] = { "gcc-ranlib", "gcc-ar", "gcc", "g++", "clang++", "clang", NULL };
+	const char *p = name;
+	if (strncmp(p, "x86_64-linux-gnu-", 17) == 0 || strncmp(p, "aarch64-linux-gnu-", 18) == 0)
+		p = strchr(p, '-') + 1, p = strchr(p, '-') + 1, p = strchr(p, '-') + 1;
+	for (int i = 0; bases[i]; i++) {
+		size_t n = strlen(bases[i]);
+		if (strncmp(p, bases[i], n) != 0)
+			continue;
+		const char *v = p + n;
+		if (*v == '\0')
+			return p != name; /* the plain names are installed already */
+		if (*v != '-' || !isdigit((unsigned char)v[1]))
+			continue;
+		for (v++; *v; v++)
+			if (!isdigit((unsigned char)*v) && *v != '.')
+				break;
+		if (!*v)
+			return 1;
+	}
+	return 0;
+}
+
 static int wrapper_path(char *out, size_t len, pq_error *err)
 {
 	const char *env = getenv("PQPROF_CCWRAP");
@@ -1469,6 +1518,32 @@ static int setup(struct obs *ob, const char *tree, pq_error *err)
 		snprintf(l, sizeof l, "%s/%s", ob->bin, wrapped_tools[i]);
 		if (symlink("pqprof-ccwrap", l) != 0)
 			return pq_fail_errno(err, PQ_EIO, "%s", l);
+	}
+	/*
+	 * Versioned and target-prefixed names too (gcc-12, gcc-ar-12,
+	 * x86_64-linux-gnu-gcc): CMake picks gcc-ar-12 for LTO archives, and
+	 * Makefiles name compilers that way.
+	 */
+	const char *path = getenv("PATH");
+	for (const char *d = path ? path : ""; *d;) {
+		const char *colon = strchr(d, ':');
+		size_t n = colon ? (size_t)(colon - d) : strlen(d);
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof dir, "%.*s", (int)n, d);
+		DIR *dd = n ? opendir(dir) : NULL;
+		struct dirent *de;
+		while (dd && (de = readdir(dd)))
+			if (tool_alias(de->d_name)) {
+				char l[PATH_MAX + 300];
+				snprintf(l, sizeof l, "%s/%s", ob->bin, de->d_name);
+				if (symlink("pqprof-ccwrap", l) != 0 && errno != EEXIST)
+					break;
+			}
+		if (dd)
+			closedir(dd);
+		d += n;
+		if (*d == ':')
+			d++;
 	}
 	/* the wrapper log: written by the build's uid */
 	int fd = open(ob->wraplog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);

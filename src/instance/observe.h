@@ -54,6 +54,7 @@ struct plan_instance {
 	char label[128];         /* the -D value that tells it from the others, or "" */
 	char program[256];       /* the KAT program the build linked, relative to the tree */
 	char driver[256];        /* the left-out driver, relative to the tree */
+	char left_out[1024];     /* other units of the link left out, with why ("rng.c: ...; ...") */
 	char driver_obj[PATH_MAX]; /* the driver's object in the copy ("" when compiled and linked at once) */
 	struct plan_unit *units;
 	int nunits;

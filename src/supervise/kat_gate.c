@@ -309,6 +309,15 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 	if (!vectors && !o->manifest && o->search_tree && source_dir && official &&
 	    find_file(source_dir, official, 4, found, sizeof found))
 		vectors = found;
+	/* Generators that add the algorithm's name: PQCsignKAT_353_SQIsign_lvl1.rsp. */
+	const char *iname0 = json_string_value(json_object_get(desc, "name"));
+	const char *dot = official ? strrchr(official, '.') : NULL;
+	if (!vectors && !o->manifest && o->search_tree && source_dir && dot && iname0 && *iname0) {
+		char named[512];
+		snprintf(named, sizeof named, "%.*s_%s%s", (int)(dot - official), official, iname0, dot);
+		if (find_file(source_dir, named, 4, found, sizeof found))
+			vectors = found;
+	}
 	if (o->manifest) {
 		snprintf(res->expected, sizeof res->expected, "%s", o->manifest);
 		struct manifest m;
