@@ -33,3 +33,7 @@ src/instance/abi_text.c: $(top_srcdir)/src/instance/pqprof_abi.h
 # The compiler wrapper a tree's own build runs while pqprof observes it.
 pkglibexec_PROGRAMS += pqprof-ccwrap
 pqprof_ccwrap_SOURCES = src/instance/ccwrap_main.c
+# Never sanitized: it runs inside a tree's build under its address-space
+# limit, where ASan cannot reserve its shadow memory.
+pqprof_ccwrap_CFLAGS = -std=gnu11 -Wall -Wextra -g
+pqprof_ccwrap_LDFLAGS =
