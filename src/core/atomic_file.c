@@ -10,7 +10,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int atomic_file_open(atomic_file *af, const char *path, pq_error *err)
@@ -178,4 +180,96 @@ void remove_dir_files(const char *dir)
 			unlink(p);
 	}
 	closedir(d);
+}
+
+int copy_file_mode(const char *from, const char *to, mode_t mode, pq_error *err)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return pq_fail_errno(err, PQ_EIO, "%s", from);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
+	if (out < 0) {
+		close(in);
+		return pq_fail_errno(err, PQ_EIO, "%s: cannot create", to);
+	}
+	char buf[1 << 16];
+	ssize_t n;
+	int r = 0;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			r = pq_fail_errno(err, PQ_EIO, "%s: write failed", to);
+			break;
+		}
+	if (n < 0 && r == 0)
+		r = pq_fail_errno(err, PQ_EIO, "%s: read failed", from);
+	close(in);
+	if (close(out) != 0 && r == 0)
+		r = pq_fail_errno(err, PQ_EIO, "%s: write failed", to);
+	return r;
+}
+
+int dir_has_file(const char *dir, const char *name)
+{
+	char p[4096];
+	struct stat sb;
+	return path_fmt(p, sizeof p, NULL, "%s/%s", dir, name) == 0 && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* getdents64's record: readdir() may allocate, which a signal handler must not. */
+struct kernel_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+#define REMOVE_TREE_DEPTH 64
+
+/* Remove everything below the open directory dfd, on device dev only. */
+static void remove_below(int dfd, dev_t dev, int depth)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	long n;
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
+		for (long off = 0; off < n;) {
+			struct kernel_dirent64 *de = (struct kernel_dirent64 *)(buf + off);
+			off += de->d_reclen;
+			const char *name = de->d_name;
+			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+				continue;
+			if (unlinkat(dfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
+				continue;
+			struct stat sb;
+			if (depth >= REMOVE_TREE_DEPTH || fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+			    !S_ISDIR(sb.st_mode) || sb.st_dev != dev)
+				continue;
+			/* A job may leave a directory it made unreadable: open it up first. */
+			fchmodat(dfd, name, 0700, 0);
+			int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				remove_below(sub, dev, depth + 1);
+				close(sub);
+			}
+			unlinkat(dfd, name, AT_REMOVEDIR);
+		}
+	}
+}
+
+void remove_tree(const char *dir)
+{
+	/* Entries removed while the directory is read may hide others from that read: go over it again. */
+	for (int pass = 0; pass < 3; pass++) {
+		struct stat sb;
+		if (lstat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			return;
+		chmod(dir, 0700);
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		remove_below(fd, sb.st_dev, 0);
+		close(fd);
+		if (rmdir(dir) == 0)
+			return;
+	}
 }

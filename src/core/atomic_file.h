@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "core/pq_error.h"
 
 typedef struct atomic_file {
@@ -38,5 +39,16 @@ int make_dirs(const char *path, pq_error *err);
 /* Best effort: unlink every entry of dir (not recursive; subdirectories
  * stay).  A missing dir is nothing to do. */
 void remove_dir_files(const char *dir);
+
+/* Best effort: remove dir and everything below it (on its own file system;
+ * links are removed, never followed).  Async-signal-safe: the interrupt
+ * handler removes scratch trees with it. */
+void remove_tree(const char *dir);
+
+/* Copy a regular file to `to` (created or truncated, permission bits from mode). */
+int copy_file_mode(const char *from, const char *to, mode_t mode, pq_error *err);
+
+/* Whether dir/name is a regular file (links followed). */
+int dir_has_file(const char *dir, const char *name);
 
 #endif

@@ -1,12 +1,12 @@
 /* contain: namespaces, scratch directory and uid for untrusted jobs; see contain.h. */
 #include "config.h"
 #include "core/contain.h"
+#include "core/atomic_file.h"
 #include "core/interrupt.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
@@ -303,25 +303,11 @@ static int make_scratch(struct contained *c, pq_error *err)
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 static void remove_scratch(struct contained *c)
 {
 	if (!c->scratch[0])
 		return;
-	/* A job may leave a directory it made unreadable: open it up first. */
-	chmod(c->scratch, 0700);
-	nftw(c->scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-	rmdir(c->scratch);
+	remove_tree(c->scratch);
 	interrupt_untrack_tmp(c->scratch);
 	c->scratch[0] = '\0';
 }
@@ -518,19 +504,6 @@ static void unescape_octal(char *s)
 	*o = '\0';
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(buf, 0755);
-			*p = '/';
-		}
-	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 static int is_below(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -560,7 +533,7 @@ static int isolate_fs(const char *root)
 			return -1;
 	}
 	snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", rootfd);
-	if (mkdir_p(root) != 0 || mount(fdpath, root, NULL, MS_BIND, NULL) != 0)
+	if (make_dirs(root, NULL) != 0 || mount(fdpath, root, NULL, MS_BIND, NULL) != 0)
 		return -1;
 	close(rootfd);
 	close(tmpfd);

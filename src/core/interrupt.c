@@ -1,6 +1,7 @@
 /* interrupt: clean stop on SIGINT/SIGTERM/SIGHUP; see interrupt.h. */
 #include "config.h"
 #include "core/interrupt.h"
+#include "core/atomic_file.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -148,35 +149,6 @@ static const char *sig_name(int sig)
 	}
 }
 
-/* The kernel's getdents64 record (readdir is not async-signal-safe). */
-struct kernel_dirent64 {
-	unsigned long long d_ino;
-	long long d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
-/* Remove the files of a flat directory, then the directory. */
-static void remove_flat_dir(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		char buf[4096] __attribute__((aligned(8)));
-		long n;
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-			for (long off = 0; off < n;) {
-				struct kernel_dirent64 *de = (struct kernel_dirent64 *)(buf + off);
-				off += de->d_reclen;
-				if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-					unlinkat(fd, de->d_name, 0);
-			}
-		}
-		close(fd);
-	}
-	rmdir(path);
-}
-
 static void on_signal(int sig)
 {
 	if (getpid() != owner)
@@ -199,7 +171,7 @@ static void on_signal(int sig)
 		if (!tmps[i].used)
 			continue;
 		if (tmps[i].is_dir)
-			remove_flat_dir(tmps[i].path);
+			remove_tree(tmps[i].path);
 		else
 			unlink(tmps[i].path);
 	}

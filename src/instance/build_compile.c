@@ -16,32 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Copy the linked library out of the build directory (the compiler's uid cannot write beside the target). */
-static int copy_file(const char *from, const char *to, pq_error *err)
-{
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return pq_fail_errno(err, PQ_EIO, "%s", from);
-	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (out < 0) {
-		close(in);
-		return pq_fail_errno(err, PQ_EIO, "%s: cannot create", to);
-	}
-	char buf[65536];
-	ssize_t n;
-	int r = 0;
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			r = pq_fail_errno(err, PQ_EIO, "%s: write failed", to);
-			break;
-		}
-	if (n < 0 && r == 0)
-		r = pq_fail_errno(err, PQ_EIO, "%s: read failed", from);
-	close(in);
-	if (close(out) != 0 && r == 0)
-		r = pq_fail_errno(err, PQ_EIO, "%s: write failed", to);
-	return r;
-}
 
 /* What pqprof adds to every unit: -g -fPIC, the binding form's flags, the old-C downgrades. */
 static void push_pqprof_flags(struct argv_buf *a, enum link_scope scope)
@@ -482,7 +456,7 @@ int stage_link(struct build_ctx *b, pq_error *err)
 		if (r < 0)
 			explain_missing_library(res, err);
 		if (r == 0)
-			r = copy_file(linked, tmp_out, err);
+			r = copy_file_mode(linked, tmp_out, 0755, err);
 		if (r == 0 && rename(tmp_out, opt->out_path) != 0)
 			r = pq_fail_errno(err, PQ_EIO, "%s: cannot move the library into place", opt->out_path);
 		if (r < 0)
@@ -511,8 +485,7 @@ void stage_cleanup(struct build_ctx *b)
 		b->tmpdir[0] = '\0';
 	}
 	if (b->tmpdir[0]) {
-		remove_dir_files(b->tmpdir);
-		rmdir(b->tmpdir);
+		remove_tree(b->tmpdir);
 		interrupt_untrack_tmp(b->tmpdir);
 		b->tmpdir[0] = '\0';
 	}

@@ -130,32 +130,6 @@ static void abs_path(const char *cwd, const char *p, char *out, size_t len)
 
 /* ---- the scratch copy ---- */
 
-static int copy_file_mode(const char *from, const char *to, mode_t mode)
-{
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -1;
-	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	char buf[1 << 16];
-	ssize_t n;
-	int r = 0;
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			r = -1;
-			break;
-		}
-	if (n < 0)
-		r = -1;
-	close(in);
-	if (close(out) != 0)
-		r = -1;
-	return r;
-}
-
 /* Copy the tree (files and directories, links followed); version-control directories stay behind. */
 static int copy_tree(const char *from, const char *to, uid_t uid, gid_t gid, int give, pq_error *err)
 {
@@ -185,9 +159,8 @@ static int copy_tree(const char *from, const char *to, uid_t uid, gid_t gid, int
 		if (S_ISDIR(sb.st_mode)) {
 			r = copy_tree(a, b, uid, gid, give, err);
 		} else if (S_ISREG(sb.st_mode)) {
-			if (copy_file_mode(a, b, sb.st_mode) != 0)
-				r = pq_fail_errno(err, PQ_EIO, "%s: cannot copy", a);
-			else if (give && lchown(b, uid, gid) != 0)
+			r = copy_file_mode(a, b, sb.st_mode, err);
+			if (r == 0 && give && lchown(b, uid, gid) != 0)
 				r = pq_fail_errno(err, PQ_EIO, "%s: cannot hand over", b);
 		}
 		/* FIFOs, devices and sockets: the tree scan has refused them already. */
@@ -208,8 +181,7 @@ static size_t roots_cap;
 static void remove_roots(void)
 {
 	for (int i = 0; i < nroots; i++) {
-		remove_dir_files(roots[i]);
-		rmdir(roots[i]);
+		remove_tree(roots[i]);
 		interrupt_untrack_tmp(roots[i]);
 	}
 	nroots = 0;
@@ -1511,8 +1483,8 @@ static int setup(struct obs *ob, const char *tree, pq_error *err)
 	if ((r = wrapper_path(wrapper, sizeof wrapper, err)) < 0)
 		return r;
 	snprintf(w2, sizeof w2, "%s/pqprof-ccwrap", ob->bin);
-	if (copy_file_mode(wrapper, w2, 0755) != 0)
-		return pq_fail_errno(err, PQ_EIO, "%s: cannot copy the compiler wrapper", w2);
+	if ((r = copy_file_mode(wrapper, w2, 0755, err)) < 0)
+		return r;
 	for (int i = 0; wrapped_tools[i]; i++) {
 		char l[PATH_MAX + 32];
 		snprintf(l, sizeof l, "%s/%s", ob->bin, wrapped_tools[i]);
@@ -1556,18 +1528,10 @@ static int setup(struct obs *ob, const char *tree, pq_error *err)
 	return 0;
 }
 
-static int has_file(const char *dir, const char *name)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/%s", dir, name);
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 static void observe(struct build_plan *p, const struct observe_options *o, pq_error *err)
 {
-	int is_make = has_file(p->tree, "Makefile") || has_file(p->tree, "makefile") || has_file(p->tree, "GNUmakefile");
-	int is_cmake = !is_make && has_file(p->tree, "CMakeLists.txt");
+	int is_make = dir_has_file(p->tree, "Makefile") || dir_has_file(p->tree, "makefile") || dir_has_file(p->tree, "GNUmakefile");
+	int is_cmake = !is_make && dir_has_file(p->tree, "CMakeLists.txt");
 	if (!is_make && !is_cmake) {
 		snprintf(p->why, sizeof p->why, "the tree has no build file (Makefile, CMakeLists.txt)");
 		return;

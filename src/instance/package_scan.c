@@ -61,12 +61,6 @@ static int is_file(const char *p)
 	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-static int has_file(const char *dir, const char *name)
-{
-	char p[PATH_MAX];
-	return path_fmt(p, sizeof p, NULL, "%s/%s", dir, name) == 0 && is_file(p);
-}
-
 static int visible_dir(const struct dirent *de)
 {
 	return de->d_name[0] != '.';
@@ -512,8 +506,8 @@ static void match_kat_nist(struct pkg_state *st, struct pkg_instance *in, const 
 
 static void detect_api(struct pkg_instance *in)
 {
-	int sig = has_file(in->tree, "SIG_AlgorithmInstance.h"), kem = has_file(in->tree, "KEM_AlgorithmInstance.h");
-	int api = has_file(in->tree, "api.h");
+	int sig = dir_has_file(in->tree, "SIG_AlgorithmInstance.h"), kem = dir_has_file(in->tree, "KEM_AlgorithmInstance.h");
+	int api = dir_has_file(in->tree, "api.h");
 	if (sig || kem) {
 		snprintf(in->api, sizeof in->api, "ngcc");
 		snprintf(in->kind, sizeof in->kind, "%s", sig ? "signature" : "kem");
@@ -590,8 +584,8 @@ static void add_instance(struct pkg_state *st, const char *rel, const char *dirn
 	const struct build_plan *bp = NULL;
 	pq_error perr = { 0 };
 	int expand = 0;
-	if (observe_enabled() && (has_file(in->tree, "Makefile") || has_file(in->tree, "makefile") ||
-	                          has_file(in->tree, "GNUmakefile") || has_file(in->tree, "CMakeLists.txt")) &&
+	if (observe_enabled() && (dir_has_file(in->tree, "Makefile") || dir_has_file(in->tree, "makefile") ||
+	                          dir_has_file(in->tree, "GNUmakefile") || dir_has_file(in->tree, "CMakeLists.txt")) &&
 	    instance_tree_plan(in->tree, st->within, &bp, &perr) == 0 && bp->observed && bp->ninst > 1) {
 		expand = 1;
 		for (int v = 0; v < bp->ninst; v++)
@@ -634,8 +628,8 @@ static void version_of(const char *base, const char *path_in_root, char *out, si
 
 static int is_instance_dir(const char *abs)
 {
-	return has_file(abs, "SIG_AlgorithmInstance.h") || has_file(abs, "KEM_AlgorithmInstance.h") ||
-	       has_file(abs, "api.h");
+	return dir_has_file(abs, "SIG_AlgorithmInstance.h") || dir_has_file(abs, "KEM_AlgorithmInstance.h") ||
+	       dir_has_file(abs, "api.h");
 }
 
 /* Walk an implementation folder; returns the number of instances found below rel. */

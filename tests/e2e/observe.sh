@@ -11,6 +11,10 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 
 O="$FIX/observe"
+# Scratch copies go here, so this test can check that none is left behind.
+mkdir -p "$WORK/tmp" && chmod 755 "$WORK" "$WORK/tmp"
+TMPDIR=$WORK/tmp
+export TMPDIR
 json_has() {   # json_has FILE PATTERN DESCRIPTION: like expect_grep, on a JSON record
 	expect_grep "$1" "$2" "$3"
 }
@@ -166,4 +170,7 @@ agree_build "$R"
 if grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo && grep -qw popcnt /proc/cpuinfo; then
 	agree_build "$FIX/avx2-nist"   # an assembly file and -m flags
 fi
+left=$(find "$WORK/tmp" -mindepth 1 -maxdepth 1 -name 'pqprof-*' | head -3)
+[ -z "$left" ] && pass "every scratch copy of a tree and every job directory removed, with what the builds made in them" ||
+	fail "scratch directories left behind: $left"
 finish
