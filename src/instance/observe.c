@@ -226,6 +226,11 @@ static int make_env(struct obs *ob)
 	char buf[PATH_MAX * 4];
 	static char *env[16];
 	int n = 0;
+	/* One environment at a time: the previous observation's goes. */
+	for (int i = 0; env[i]; i++) {
+		free(env[i]);
+		env[i] = NULL;
+	}
 	snprintf(buf, sizeof buf, "PATH=%s:%s", ob->bin, path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
 	env[n++] = strdup(buf);
 	snprintf(buf, sizeof buf, "PQPROF_CCWRAP_LOG=%s", ob->wraplog);
