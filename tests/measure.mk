@@ -5,6 +5,13 @@ tests_test_measure_SOURCES = tests/test_measure.c
 tests_test_measure_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
 tests_test_measure_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
 
+# Paired in-process flag studies: estimates, planner, A/A verdict rule.
+check_PROGRAMS += tests/test_paired
+TESTS += tests/test_paired
+tests_test_paired_SOURCES = tests/test_paired.c
+tests_test_paired_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
+tests_test_paired_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
+
 # Built on demand ("make bench"), never installed.
 EXTRA_PROGRAMS += tests/bench/counter_overhead
 tests_bench_counter_overhead_SOURCES = tests/bench/counter_overhead.c

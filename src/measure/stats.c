@@ -270,6 +270,18 @@ double stats_t975(double df)
 	return 1.959964 + (2.042 - 1.959964) * 30.0 / df;
 }
 
+double stats_t80(double df)
+{
+	static const double t[] = { 1.376, 1.061, 0.978, 0.941, 0.920, 0.906, 0.896, 0.889, 0.883, 0.879,
+	                            0.876, 0.873, 0.870, 0.868, 0.866, 0.865, 0.863, 0.862, 0.861, 0.860,
+	                            0.859, 0.858, 0.858, 0.857, 0.856, 0.856, 0.855, 0.855, 0.854, 0.854 };
+	if (!(df >= 1))
+		return NAN;
+	if (df < 31)
+		return t[(int)floor(df) - 1];
+	return 0.841621 + (0.854 - 0.841621) * 30.0 / df;
+}
+
 static double var_of(const double *x, size_t n)
 {
 	double s = stats_stddev(x, n);

@@ -97,6 +97,15 @@ int stats_trial_ratio_ci(const double *b, size_t nb, const double *a, size_t na,
 
 /* Two-sided 95% Student-t quantile for df degrees of freedom (df >= 1; conservative between table entries). */
 double stats_t975(double df);
+/*
+ * One-sided 80% Student-t quantile (t_{.80,df}), the power term of a
+ * minimum detectable effect: with an interval built from t_{.975}, a true
+ * change of (t_{.975} + t_{.80}) standard errors is detected 80% of the
+ * time.  Same table scheme as stats_t975: df >= 1, truncated to whole
+ * degrees of freedom up to 30 (so never below the exact value), then
+ * falling towards the normal quantile 0.8416 as 1/df.
+ */
+double stats_t80(double df);
 
 /*
  * Wilson score 95% interval for a proportion k / n (a share of samples).
