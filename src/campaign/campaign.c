@@ -13,6 +13,7 @@
 #include "instance/observe.h"
 #include "measure/env.h"
 #include "supervise/bench.h"
+#include "supervise/paired.h"
 #include "supervise/blame.h"
 #include "supervise/describe.h"
 #include "supervise/kat_gate.h"
@@ -51,7 +52,7 @@
 #define DIR_SLACK 400
 
 static const char *const step_names[STEP_COUNT_ALL] = { "build", "kat", "bench", "mem", "sizes", "profile",
-	                                                               "leak" };
+	                                                               "leak", "paired" };
 
 /* A flag profile as a campaign runs it. */
 struct prof {
@@ -1118,6 +1119,113 @@ out:
 	free(logs);
 }
 
+/* The paired step's progress line from inside a study. */
+static void paired_progress(void *user, const char *line)
+{
+	struct campaign *c = user;
+	FILE *f = c->o->progress;
+	if (f && !c->o->progress_tty)
+		fprintf(f, "progress paired %s\n", line);
+}
+
+/* The builds of one instance in profile order (baseline first); the A/A copy's index, or -1. */
+static int instance_builds(struct campaign *c, const struct unit *first, int *who, int *aa)
+{
+	int n = 0;
+	*aa = -1;
+	for (int p = 0; p < c->nprofs && n < PAIRED_MAX_BUILDS; p++)
+		for (int k = 0; k < c->nunits; k++) {
+			const struct unit *u = &c->units[k];
+			if (u->prof != &c->profs[p] || strcmp(u->instance, first->instance) != 0 ||
+			    strcmp(u->implementation, first->implementation) != 0 || !built_ok(c, u))
+				continue;
+			if (n == 0 && p != 0)
+				return 0;  /* no baseline build: nothing to compare with */
+			if (c->profs[p].aa_of[0])
+				*aa = n;
+			who[n++] = k;
+		}
+	return n;
+}
+
+/*
+ * Flag studies: for each instance and operation, every build side by side
+ * in one runner per process (supervise/paired.h), one record
+ * paired/<baseline label>__<op>.json that the comparisons use.  The
+ * budget: --budget for all studies, shared out over those still to run;
+ * else PAIRED_DEFAULT_BUDGET_S per study (two thirds with --quick).
+ */
+static void paired_all(struct campaign *c, json_t *env)
+{
+	if (c->stopped || c->nprofs < 2 || c->o->per_process || !c->want[STEP_PAIRED])
+		return;
+	int nstudies = 0, ninst = 0;
+	int first[MAX_UNITS];
+	for (int k = 0; k < c->nunits; k++) {
+		const struct unit *u = &c->units[k];
+		if (u->prof != &c->profs[0])
+			continue;
+		first[ninst++] = k;
+		enum pq_op ops[PQ_OP_COUNT];
+		json_t *d = NULL;
+		nstudies += unit_ops(c, u, &d, ops);
+		json_decref(d);
+	}
+	double budget_left = c->o->budget_s;
+	for (int i = 0; i < ninst && !c->stopped; i++) {
+		int who[PAIRED_MAX_BUILDS], aa = -1;
+		const struct unit *base = &c->units[first[i]];
+		int nb = instance_builds(c, base, who, &aa);
+		enum pq_op ops[PQ_OP_COUNT];
+		json_t *desc = NULL;
+		int nops = unit_ops(c, base, &desc, ops);
+		for (int j = 0; j < nops && !c->stopped; j++, nstudies--) {
+			char rec[PATH_MAX], log[PATH_MAX];
+			path_of(c, rec, sizeof rec, "paired", base->label, pq_op_name(ops[j]), ".json");
+			progress(c, "paired", base, pq_op_name(ops[j]));
+			double t = now_s();
+			if (nb < 2 || !desc || record_done(rec)) {
+				step_done(c, t, 1);
+				continue;
+			}
+			struct paired_config pc = {
+				.nbuilds = nb, .aa = aa, .op = ops[j], .precision = c->o->precision,
+				.budget_s = c->o->budget_s > 0 ? budget_left / (nstudies > 0 ? nstudies : 1)
+				            : PAIRED_DEFAULT_BUDGET_S * (c->o->quick ? 2.0 / 3.0 : 1.0),
+				.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
+				.command = c->o->command, .instance = desc, .environment = env, .progress = paired_progress,
+				.progress_user = c,
+			};
+			for (int b = 0; b < nb; b++) {
+				pc.builds[b].lib = c->units[who[b]].lib;
+				pc.builds[b].label = c->units[who[b]].profile;
+			}
+			path_of(c, log, sizeof log, "output", base->label, pq_op_name(ops[j]), ".paired.log");
+			pc.output_log = log;
+			json_t *r = NULL;
+			pq_error err = { 0 };
+			int rc = paired_run(&pc, &r, &err);
+			budget_left -= now_s() - t;
+			if (!r) {
+				step_error(c, base, "paired", &err);
+			} else {
+				if (rc < 0 && !json_object_get(r, "failure_kind"))
+					json_object_set_new(r, "failure_kind", json_string(blame_kind(-rc)));
+				json_object_set_new(r, "profile", json_string(base->profile));
+				relative_log(c, r);
+				if (!c->stopped)
+					put_record(c, rec, r);
+				json_decref(r);
+			}
+			step_done(c, t, 0);
+		}
+		for (int b = 0; b < nb; b++)
+			set_unit_step(c, &c->units[who[b]], "paired", desc ? "done" : "skipped");
+		json_decref(desc);
+	}
+	save_state(c, "incomplete");
+}
+
 /*
  * The interposition check of every unit built from sources: its library and
  * the other form, interleaved trial by trial (interpose_check.h), one record
@@ -1318,7 +1426,7 @@ static void print_summary(struct campaign *c, FILE *out)
 static int make_subdirs(const char *dir, pq_error *err)
 {
 	static const char *const subs[] = { "", "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                                    "traces", "flame", "interposition", "output", NULL }; /* leak/: made by the leak step */
+	                                    "traces", "flame", "interposition", "output", "paired", NULL }; /* leak/: made by the leak step */
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		int r = path_fmt(p, sizeof p, err, "%s%s%s", dir, subs[i][0] ? "/" : "", subs[i]);
@@ -1395,7 +1503,7 @@ static int parse_steps(struct campaign *c, pq_error *err)
 			if (strcmp(tok, step_names[s]) == 0)
 				c->want[s] = found = 1;
 		if (!found && strcmp(tok, "report") != 0)
-			return pq_fail(err, PQ_EUSAGE, "--steps: unknown step '%s' (build,kat,bench,mem,sizes,profile,leak,report)",
+			return pq_fail(err, PQ_EUSAGE, "--steps: unknown step '%s' (build,kat,bench,paired,mem,sizes,profile,leak,report)",
 			               tok);
 	}
 	return 0;
@@ -1512,12 +1620,14 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	char how[1200];
 	snprintf(how, sizeof how, "finished steps are kept in %s; run the same command again to resume", c.dir);
 	interrupt_set_resume(how);
-	c.total = c.nunits * (3 + 1 + 3 * 3 + (c.want[STEP_LEAK] ? 3 : 0));
+	c.total = c.nunits * (3 + 1 + 3 * 3 + (c.want[STEP_LEAK] ? 3 : 0)) +
+	          (c.nprofs > 1 && c.want[STEP_PAIRED] && !o->per_process ? 3 * c.nunits / c.nprofs : 0);
 	c.t0 = now_s();
 	save_state(&c, "incomplete");
 	for (int i = 0; i < c.nunits; i++)
 		unit_build_and_kat(&c, &c.units[i], env);
 	bench_all(&c, env);
+	paired_all(&c, env);
 	interposition_all(&c, env);
 	for (int i = 0; i < c.nunits; i++)
 		unit_rest(&c, &c.units[i], env);

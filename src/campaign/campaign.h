@@ -34,6 +34,7 @@ enum campaign_step {
 	STEP_SIZES,
 	STEP_PROFILE,
 	STEP_LEAK,                  /* off unless --steps or the descriptor asks */
+	STEP_PAIRED,                /* flag studies: every build of an instance in one runner (supervise/paired.h) */
 	STEP_COUNT_ALL
 };
 
@@ -72,6 +73,15 @@ struct campaign_opts {
 	int plain_pic;              /* --plain-pic: measure plain -fPIC libraries, as reference harnesses did */
 	/* --no-interposition-check (or $PQPROF_INTERPOSITION_CHECK=off): build and time one library form only */
 	int no_interposition_check;
+	/*
+	 * Flag studies (two profiles or more): the "paired" step measures the
+	 * builds of each instance side by side in one runner per process
+	 * (supervise/paired.h) and the comparisons use it; per_process keeps
+	 * to the bench step's interleaved trials instead.
+	 */
+	double precision;           /* target relative half-width, 0: PAIRED_DEFAULT_PRECISION */
+	double budget_s;            /* all paired studies together, 0: per study PAIRED_DEFAULT_BUDGET_S (2/3 with quick) */
+	int per_process;
 };
 
 /* Most flag profiles one campaign runs (the A/A copy included). */

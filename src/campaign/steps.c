@@ -26,7 +26,7 @@
 void steps_forget(const char *dir)
 {
 	static const char *const subs[] = { "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                                    "traces", "flame", "leak", NULL };
+	                                    "traces", "flame", "leak", "paired", NULL };
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		if (path_fmt(p, sizeof p, NULL, "%s/%s", dir, subs[i]) == 0)
@@ -159,13 +159,13 @@ int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *ou
 		if ((r = path_fmt(sub, sizeof sub, err, "%s/compare/%s_vs_%s", dir, profiles[0], profiles[p])) < 0)
 			break;
 		/* A/A arms ("aa_of" records) are looked for in the whole campaign. */
-		struct compare_opts co = { .out_dir = sub, .aa = rs };
+		struct compare_opts co = { .out_dir = sub, .aa = rs, .paired_dir = dir };
 		json_t *res = NULL;
 		r = compare_sets(base, other, &co, &res, err);
 		if (r == 0)
 			r = compare_write(res, sub, err);
 		if (r == 0 && out) {
-			fprintf(out, "\n%s vs %s (ratio of typical per-call cost, 95%% interval over trials):\n", profiles[p],
+			fprintf(out, "\n%s vs %s (ratio of typical per-call cost, 95%% interval):\n", profiles[p],
 			        profiles[0]);
 			size_t i;
 			json_t *e;
@@ -178,6 +178,12 @@ int steps_compare_profiles(const char *dir, char profiles[][64], int n, FILE *ou
 				        json_string_value(json_object_get(e, "measure")) ?: "?",
 				        json_string_value(json_object_get(e, "runs")) ?: "?",
 				        json_string_value(json_object_get(e, "verdict")) ?: "?");
+				const char *why = json_string_value(json_object_get(e, "reason"));
+				const char *see = json_string_value(json_object_get(e, "detectable"));
+				if (why)
+					fprintf(out, "      %s\n", why);
+				if (see)
+					fprintf(out, "      %s\n", see);
 			}
 			fprintf(out, "  details: %s/compare.md\n", sub);
 		}

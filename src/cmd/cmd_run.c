@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,7 +23,7 @@ static const char usage[] =
 	"                     [--manifest FILE] [--out DIR] [--system NAME] [--cpu N] [--steps LIST]\n"
 	"                     [--timeout S] [--kat-timeout S] [--trials N] [--target S] [--op-budget S] [--quick] [--fresh]\n"
 	"                     [--shard K/N] [--no-report] [--events LIST] [--leak-budget S] [--source-root DIR]\n"
-	"                     [--trust-flags] [--dry-run]\n"
+	"                     [--trust-flags] [--dry-run] [--precision P] [--budget S] [--pairing in-process|per-process]\n"
 	"TARGET is a scheme descriptor (a path, or the NAME of one `pqprof schemes` lists), a submission\n"
 	"package (Reference_Implementation/, Optimized_Implementation/, KAT/: see `pqprof scan`), a submission\n"
 	"tree, or a built instance library.";
@@ -60,7 +61,8 @@ int cmd_run(int argc, char **argv)
 {
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
-	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0, op_budget = 0;
+	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0, op_budget = 0, precision = 0, budget = 0;
+	const char *pairing = "in-process";
 	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0, no_observe = 0;
 	const char *source_root = NULL, *manifest = NULL;
 	struct opt_list pdefs = { 0 }, ccs = { 0 };
@@ -94,6 +96,12 @@ int cmd_run(int argc, char **argv)
 		{ OPT_FLAG, 0, "trust-flags", &trust_flags, NULL, "allow descriptor cflags that run programs or load code" },
 		{ OPT_FLAG, 0, "no-observe", &no_observe, NULL, "do not run trees' own builds: read their build files" },
 		{ OPT_DOUBLE, 0, "leak-budget", &leak_budget, "S", "leak step: seconds per operation (default 4; 2 with --quick)" },
+		{ OPT_DOUBLE, 0, "precision", &precision, "P",
+		  "flag studies: target half-width of each ratio's 95% interval (default 0.01, i.e. \u00b11%)" },
+		{ OPT_DOUBLE, 0, "budget", &budget, "S",
+		  "flag studies: seconds for all paired measurements (default 30 per instance and operation; 20 with --quick)" },
+		{ OPT_STRING, 0, "pairing", &pairing, "MODE",
+		  "flag studies: in-process (default: every build in one runner, round by round) or per-process (trial by trial)" },
 		{ OPT_FLAG, 0, "dry-run", &dry, NULL, "print what would be built and measured (for a package: its scan), do nothing" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
@@ -106,6 +114,14 @@ int cmd_run(int argc, char **argv)
 		return status;
 	}
 	if (manifest && contain_check_input(manifest, "--manifest", &err) < 0) {
+		opt_list_free(&pdefs);
+		opt_list_free(&ccs);
+		return cmd_fail("run", &err);
+	}
+	if (precision < 0 || precision >= 1 || budget < 0 ||
+	    (strcmp(pairing, "in-process") != 0 && strcmp(pairing, "per-process") != 0)) {
+		pq_fail(&err, PQ_EUSAGE, "--precision must lie in (0, 1), --budget be positive and --pairing be in-process "
+		        "or per-process");
 		opt_list_free(&pdefs);
 		opt_list_free(&ccs);
 		return cmd_fail("run", &err);
@@ -135,7 +151,8 @@ int cmd_run(int argc, char **argv)
 		.no_observe = no_observe,
 		.profile_defs = pdefs.items, .nprofile_defs = pdefs.n, .cc_defs = ccs.items, .ncc_defs = ccs.n,
 		.manifest = manifest, .aa = aa, .plain_pic = plain_pic,
-		.no_interposition_check = no_ipc,
+		.no_interposition_check = no_ipc, .precision = precision, .budget_s = budget,
+		.per_process = strcmp(pairing, "per-process") == 0,
 	};
 	status = 0;
 	for (int i = 0; i < np; i++) {

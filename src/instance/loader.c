@@ -58,7 +58,8 @@ int loader_check_elf(const char *path, pq_error *err)
 	return 0;
 }
 
-int loader_open(const char *path, const struct pqprof_instance **inst, void **handle, pq_error *err)
+static int open_in(const char *path, int own_namespace, const struct pqprof_instance **inst, void **handle,
+                   pq_error *err)
 {
 	*inst = NULL;
 	*handle = NULL;
@@ -71,7 +72,7 @@ int loader_open(const char *path, const struct pqprof_instance **inst, void **ha
 		snprintf(buf, sizeof buf, "./%s", path);
 	else
 		snprintf(buf, sizeof buf, "%s", path);
-	void *h = dlopen(buf, RTLD_NOW | RTLD_LOCAL);
+	void *h = own_namespace ? dlmopen(LM_ID_NEWLM, buf, RTLD_NOW | RTLD_LOCAL) : dlopen(buf, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return pq_fail(err, PQ_ELOAD, "%s: cannot load: %s", path, dlerror());
 	const struct pqprof_instance *d = dlsym(h, PQPROF_ABI_SYMBOL);
@@ -94,6 +95,16 @@ int loader_open(const char *path, const struct pqprof_instance **inst, void **ha
 	*inst = d;
 	*handle = h;
 	return 0;
+}
+
+int loader_open(const char *path, const struct pqprof_instance **inst, void **handle, pq_error *err)
+{
+	return open_in(path, 0, inst, handle, err);
+}
+
+int loader_open_namespace(const char *path, const struct pqprof_instance **inst, void **handle, pq_error *err)
+{
+	return open_in(path, 1, inst, handle, err);
 }
 
 const char *loader_api_name(int api)

@@ -15,6 +15,15 @@ int loader_check_elf(const char *path, pq_error *err);
 
 int loader_open(const char *path, const struct pqprof_instance **inst, void **handle, pq_error *err);
 
+/*
+ * The same in a link namespace of its own (dlmopen LM_ID_NEWLM): the
+ * library and everything it needs, libc included, are loaded afresh, so
+ * that no symbol of one build binds to another loaded beside it.  glibc
+ * has 16 namespaces; the runner asks for them at start (GLIBC_TUNABLES
+ * glibc.rtld.nns), or the static TLS of the extra libc copies runs out.
+ */
+int loader_open_namespace(const char *path, const struct pqprof_instance **inst, void **handle, pq_error *err);
+
 const char *loader_api_name(int api);
 const char *loader_kind_name(int kind);
 

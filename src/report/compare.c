@@ -8,9 +8,11 @@
 #include "core/fixed_str.h"
 #include "core/json_file.h"
 #include "measure/stats.h"
+#include "record/records.h"
 #include "trace/flamegraph.h"
 #include "trace/folded.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -351,6 +353,56 @@ static int aa_entry(const struct aa_ctx *ac, const struct pair *p, const struct 
 	return 1;
 }
 
+/*
+ * The paired in-process study of this pair and op, when the campaign has
+ * one: its figures and verdict go into e (1); 0 when there is none.
+ */
+static int paired_entry(const struct compare_opts *o, const struct pair *p, const char *op, json_t *e)
+{
+	char path[PATH_MAX];
+	if (!o->paired_dir || record_path(path, sizeof path, o->paired_dir, "paired", p->a->label, op, ".json", NULL) < 0)
+		return 0;
+	json_t *r = json_load_file(path, 0, NULL);
+	if (!r)
+		return 0;
+	const json_t *hit = NULL;
+	size_t i;
+	json_t *c;
+	if (strcmp(jp_str(r, "status", ""), "ok") == 0)
+		json_array_foreach(jp(r, "comparisons"), i, c)
+			if (strcmp(jp_str(c, "candidate", ""), p->b->profile) == 0 &&
+			    strcmp(jp_str(c, "baseline", ""), p->a->profile) == 0)
+				hit = c;
+	if (hit) {
+		static const char *const keys[] = { "ratio", "lo", "hi", "half_width", "var_process", "var_round", "mde",
+			                            "processes", "rounds", "verdict", "reason", "detectable", "effect",
+			                            "settle_budget_s", NULL };
+		for (int k = 0; keys[k]; k++)
+			if (json_object_get(hit, keys[k]))
+				json_object_set(e, keys[k], json_object_get(hit, keys[k]));
+		json_object_set_new(e, "measure", json_string(strcmp(jp_str(r, "measure", "cpu_ns"), "cpu_ns") == 0
+		                                              ? "CPU time" : jp_str(r, "measure", "?")));
+		json_object_set_new(e, "runs", json_string("paired in-process"));
+		json_object_set_new(e, "resampled", json_string("processes"));
+		json_object_set_new(e, "paired_record", json_string(path));
+		json_object_set_new(e, "stop", json_string(jp_str(r, "stop_reason", "")));
+		const json_t *aa = jp(hit, "vs_aa");
+		const json_t *arm = NULL;
+		json_array_foreach(jp(r, "comparisons"), i, c)
+			if (strcmp(jp_str(c, "role", ""), "aa") == 0)
+				arm = c;
+		if (aa && arm)
+			json_object_set_new(e, "aa", json_pack("{s:s, s:f, s:f, s:f, s:s, s:f, s:f, s:f}", "profile",
+			                                       jp_str(arm, "candidate", "?"), "ratio", jp_num(arm, "ratio", NAN),
+			                                       "lo", jp_num(arm, "lo", NAN), "hi", jp_num(arm, "hi", NAN),
+			                                       "runs", "paired in-process", "difference", jp_num(aa, "ratio", NAN),
+			                                       "difference_lo", jp_num(aa, "lo", NAN), "difference_hi",
+			                                       jp_num(aa, "hi", NAN)));
+	}
+	json_decref(r);
+	return hit != NULL;
+}
+
 static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa,
                             const struct rs_op *ob, json_t *notes, pq_error *err, int *rc)
 {
@@ -382,6 +434,8 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 			json_object_set_new(e, med_keys[k], json_real(stats_median(v, n)));
 		free(v);
 	}
+	if (paired_entry(o, p, oa->op, e))
+		return e;
 	const json_t *ea = env_of(ac->a, oa->bench), *eb = env_of(ac->b, ob->bench);
 	int paired = interleaved(ea, eb, oa->bench, ob->bench);
 	char block[1024] = "", widen[1024] = "", reason[2048] = "";

@@ -64,6 +64,13 @@ struct compare_opts {
 	 */
 	const struct record_set *aa;
 	int aa_is_copy;
+	/*
+	 * A campaign directory whose paired/ records (supervise/paired.h)
+	 * hold a paired in-process study of A's and B's builds: where one
+	 * does for an (instance, op), its ratio, interval and verdict are the
+	 * comparison's.  NULL: the trials of the timing records only.
+	 */
+	const char *paired_dir;
 };
 
 /*

@@ -16,6 +16,7 @@ int job_count(struct runner_env *env, int argc, char **argv);
 int job_sizes(struct runner_env *env, int argc, char **argv);
 int job_leak(struct runner_env *env, int argc, char **argv);
 int job_keys(struct runner_env *env, int argc, char **argv);
+int job_paired(struct runner_env *env, int argc, char **argv);
 
 /* The seed every benchmark child starts from: bytes 00..2f, as the
  * reference harness uses, so runs of two builds do the same work. */

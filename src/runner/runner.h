@@ -30,6 +30,7 @@ struct runner_env {
 struct runner_job {
 	const char *name;
 	int (*fn)(struct runner_env *env, int argc, char **argv);
+	int loads_own;           /* the job loads LIB (and others) itself: env->inst is NULL */
 };
 
 /* Send one event object to the parent (steals the reference). */

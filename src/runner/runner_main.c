@@ -18,16 +18,17 @@
 #include <unistd.h>
 
 static const struct runner_job jobs[] = {
-	{ "info", job_info },
-	{ "bench", job_bench },
-	{ "kat", job_kat },
-	{ "mem", job_mem },
-	{ "sizes", job_sizes },
-	{ "leak", job_leak },
-	{ "profile", job_profile },
-	{ "count", job_count },
-	{ "keys", job_keys },
-	{ NULL, NULL },
+	{ "info", job_info, 0 },
+	{ "bench", job_bench, 0 },
+	{ "kat", job_kat, 0 },
+	{ "mem", job_mem, 0 },
+	{ "sizes", job_sizes, 0 },
+	{ "leak", job_leak, 0 },
+	{ "profile", job_profile, 0 },
+	{ "count", job_count, 0 },
+	{ "keys", job_keys, 0 },
+	{ "paired", job_paired, 1 },
+	{ NULL, NULL, 0 },
 };
 
 int main(int argc, char **argv)
@@ -61,7 +62,8 @@ int main(int argc, char **argv)
 	env.lib_path = argv[2];
 	runner_emit(json_pack("{s:s, s:i}", "ev", "start", "pid", (int)getpid()));
 	runner_set_loading(1);
-	int lr = loader_open(argv[2], &env.inst, &handle, &err);
+	/* A job that loads its libraries itself (in namespaces of their own) gets none here. */
+	int lr = job->loads_own ? 0 : loader_open(argv[2], &env.inst, &handle, &err);
 	runner_set_loading(0);
 	if (lr < 0) {
 		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));

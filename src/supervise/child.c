@@ -192,6 +192,14 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 		setrlimit(RLIMIT_AS, &as);
 	}
 #endif
+	if (spec->namespaces > 0) {
+		/* Static TLS for each extra libc copy is reserved at start, per namespace glibc expects. */
+		char tun[512];
+		const char *old = getenv("GLIBC_TUNABLES");
+		snprintf(tun, sizeof tun, "%s%sglibc.rtld.nns=%d", old && *old ? old : "", old && *old ? ":" : "",
+		         spec->namespaces > 16 ? 16 : spec->namespaces);
+		setenv("GLIBC_TUNABLES", tun, 1);
+	}
 	if (spec->cpu >= 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);

@@ -50,6 +50,7 @@ struct child_spec {
 	int cpu;                  /* pin to this CPU, -1 = no pinning */
 	unsigned long long as_limit; /* RLIMIT_AS bytes, 0 = none */
 	int want_ctrl;            /* create the control socket (fd 4 in the child) */
+	int namespaces;           /* link namespaces the runner will use (dlmopen), 0: the default */
 	int close_stdin;          /* give the child /dev/null as stdin (always) */
 	/*
 	 * Count job: uprobe counters on the functions of lib matching these
