@@ -9,7 +9,7 @@ tests_test_instance_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
 
 # End-to-end tests: the real binary on real fixture trees.
 TESTS += tests/e2e/build_bench.sh tests/e2e/kat_gate.sh tests/e2e/memory.sh tests/e2e/campaign.sh tests/e2e/sphincs_campaign.sh
-TESTS += tests/e2e/shard_merge.sh tests/e2e/lab.sh tests/e2e/flag_profiles.sh
+TESTS += tests/e2e/shard_merge.sh tests/e2e/lab.sh tests/e2e/flag_profiles.sh tests/e2e/paired.sh
 # Whole submission packages: pqprof scan, run --dry-run and package campaigns.
 TESTS += tests/e2e/packages.sh
 EXTRA_DIST += tests/e2e tests/fixtures

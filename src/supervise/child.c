@@ -213,7 +213,7 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 		nargs++;
 	char up_arg[4096];
 	const char *up_opt = spec->uprobe_globs ? uprobe_handover(spec, up_arg, sizeof up_arg) : NULL;
-	char **argv = calloc((size_t)nargs + 6, sizeof *argv);
+	char **argv = calloc((size_t)nargs + 6 + 2 * (size_t)spec->nextra_libs, sizeof *argv);
 	char lib_fd_path[32];
 	argv[0] = (char *)runner;
 	argv[1] = (char *)spec->job;
@@ -226,9 +226,15 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	}
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = (char *)spec->args[i];
+	int k = 3 + nargs;
 	if (up_opt) {
-		argv[3 + nargs] = (char *)up_opt;
-		argv[4 + nargs] = up_arg;
+		argv[k++] = (char *)up_opt;
+		argv[k++] = up_arg;
+	}
+	char (*extra_fd)[32] = spec->nextra_libs > 0 ? calloc((size_t)spec->nextra_libs, sizeof *extra_fd) : NULL;
+	for (int i = 0; extra_fd && i < spec->nextra_libs; i++) {
+		argv[k++] = "--lib";
+		argv[k++] = (char *)contain_job_path(ct, spec->extra_libs[i], extra_fd[i], sizeof extra_fd[i]);
 	}
 	contain_exec(ct, runner, argv);
 	char msg[PATH_MAX + 128];

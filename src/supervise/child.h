@@ -51,6 +51,9 @@ struct child_spec {
 	unsigned long long as_limit; /* RLIMIT_AS bytes, 0 = none */
 	int want_ctrl;            /* create the control socket (fd 4 in the child) */
 	int namespaces;           /* link namespaces the runner will use (dlmopen), 0: the default */
+	/* More libraries for the job, each passed as "--lib PATH" after args (by fd where lib goes by fd). */
+	const char *const *extra_libs;
+	int nextra_libs;
 	int close_stdin;          /* give the child /dev/null as stdin (always) */
 	/*
 	 * Count job: uprobe counters on the functions of lib matching these

@@ -9,6 +9,7 @@
 #include "runner/op_ctx.h"
 #include "core/grow.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,7 +53,61 @@ struct series_buf {
 	double **x;
 	size_t *n;
 	struct paired_series s;
+	size_t clipped;   /* rounds winsorized (see winsorize) */
 };
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A round that another process on the machine disturbed (its cache
+ * flushed, the core's frequency dropped mid-slot) gives a log ratio far
+ * out, in either direction: whichever build's slot it hit.  Values beyond
+ * PAIRED_CLIP robust standard deviations (1.4826 x the median absolute
+ * deviation) of the median are moved to that limit, so that one such
+ * round weighs as much as a bad round can and no more.  With no effect
+ * the noise is symmetric and the clipping moves nothing on average: the
+ * A/A arm stays unbiased.
+ */
+#define PAIRED_CLIP 3.0
+static size_t winsorize(struct series_buf *b)
+{
+	size_t total = 0;
+	for (size_t p = 0; p < b->s.nproc; p++)
+		total += b->n[p];
+	if (total < 8)
+		return 0;
+	double *all = malloc(total * sizeof *all);
+	if (!all)
+		return 0;
+	size_t k = 0;
+	for (size_t p = 0; p < b->s.nproc; p++)
+		for (size_t r = 0; r < b->n[p]; r++)
+			all[k++] = b->x[p][r];
+	qsort(all, total, sizeof *all, cmp_double);
+	double med = total % 2 ? all[total / 2] : 0.5 * (all[total / 2 - 1] + all[total / 2]);
+	for (size_t i = 0; i < total; i++)
+		all[i] = fabs(all[i] - med);
+	qsort(all, total, sizeof *all, cmp_double);
+	double mad = total % 2 ? all[total / 2] : 0.5 * (all[total / 2 - 1] + all[total / 2]);
+	free(all);
+	double lim = PAIRED_CLIP * 1.4826 * mad;
+	size_t clipped = 0;
+	if (!(lim > 0))
+		return 0;
+	for (size_t p = 0; p < b->s.nproc; p++)
+		for (size_t r = 0; r < b->n[p]; r++) {
+			double *x = &b->x[p][r];
+			if (*x > med + lim || *x < med - lim) {
+				*x = *x > med ? med + lim : med - lim;
+				clipped++;
+			}
+		}
+	return clipped;
+}
 
 static int series_make(const struct study *st, int i, int j, struct series_buf *b)
 {
@@ -77,6 +132,7 @@ static int series_make(const struct study *st, int i, int j, struct series_buf *
 	b->s.nproc = st->np;
 	b->s.nrounds = b->n;
 	b->s.x = (const double *const *)b->x;
+	b->clipped = winsorize(b);
 	return 0;
 }
 
@@ -90,7 +146,7 @@ static void series_free(struct series_buf *b)
 
 /* The estimate of build i against build j (against the A/A arm too when aa >= 0: the difference). */
 static int estimate(const struct study *st, int i, int j, int aa, struct paired_estimate *vs, struct paired_estimate *d,
-                    pq_error *err)
+                    size_t *clipped, pq_error *err)
 {
 	struct series_buf a, b;
 	int r = -1;
@@ -101,6 +157,8 @@ static int estimate(const struct study *st, int i, int j, int aa, struct paired_
 	r = paired_estimate(&a.s, vs, err);
 	if (r == 0 && aa >= 0)
 		r = paired_difference(&a.s, &b.s, d, err);
+	if (clipped)
+		*clipped = a.clipped;
 	series_free(&a);
 	if (aa >= 0)
 		series_free(&b);
@@ -127,7 +185,7 @@ static int tested(const struct study *st, int k, struct paired_estimate *out, pq
 {
 	int aa = st->cfg->aa;
 	struct paired_estimate vs = { 0 }, d = { 0 };
-	int r = estimate(st, k, 0, k == aa ? -1 : aa, &vs, &d, err);
+	int r = estimate(st, k, 0, k == aa ? -1 : aa, &vs, &d, NULL, err);
 	if (r == 0)
 		*out = k != aa && aa >= 0 ? d : vs;
 	return r;
@@ -145,10 +203,10 @@ static int run_process(struct study *st, size_t rounds, double max_s, json_t *re
 	snprintf(mx, sizeof mx, "%.3f", max_s);
 	const char *args[2 * PAIRED_MAX_BUILDS + 24];
 	int n = 0;
-	for (int b = 1; b < st->nb; b++) {
-		args[n++] = "--lib";
-		args[n++] = cfg->builds[b].lib;
-	}
+	const char *extra[PAIRED_MAX_BUILDS];
+	char abs[PAIRED_MAX_BUILDS][PATH_MAX];
+	for (int b = 1; b < st->nb; b++)
+		extra[b - 1] = realpath(cfg->builds[b].lib, abs[b]) ? abs[b] : cfg->builds[b].lib;
 	const char *kv[][2] = { { "--op", pq_op_name(cfg->op) }, { "--rounds", r_s }, { "--iters", it },
 		                { "--mlen", ml }, { "--seed", sd }, { "--max-seconds", mx },
 		                { "--events", cfg->events ? cfg->events : "cycles" } };
@@ -163,6 +221,7 @@ static int run_process(struct study *st, size_t rounds, double max_s, json_t *re
 	struct child_spec cs = {
 		.job = "paired", .lib = cfg->builds[0].lib, .args = args, .timeout_s = limit, .cpu = cfg->cpu,
 		.as_limit = cfg->as_limit ? cfg->as_limit : child_default_as_limit(), .namespaces = st->nb + 1,
+		.extra_libs = extra, .nextra_libs = st->nb - 1,
 	};
 	struct child_result res;
 	double t0 = mono_s();
@@ -259,7 +318,8 @@ static json_t *comparisons(const struct study *st, double threshold, pq_error *e
 		int is_aa = k == cfg->aa;
 		struct paired_estimate vs, d;
 		int aa = is_aa ? -1 : cfg->aa;
-		if (estimate(st, k, 0, aa, &vs, &d, err) < 0) {
+		size_t clipped = 0;
+		if (estimate(st, k, 0, aa, &vs, &d, &clipped, err) < 0) {
 			json_decref(arr);
 			return NULL;
 		}
@@ -304,6 +364,7 @@ static json_t *comparisons(const struct study *st, double threshold, pq_error *e
 			json_object_set_new(e, "reason", json_string(why));
 		}
 		json_object_set_new(e, "effect", json_boolean(v == PAIRED_FASTER || v == PAIRED_SLOWER));
+		json_object_set_new(e, "rounds_clipped", json_integer((json_int_t)clipped));
 		json_array_append_new(arr, e);
 	}
 	return arr;
