@@ -108,6 +108,13 @@ expect_grep "$WORK/c1/report.csv" '^Leaky-Toy,harness-default,Leaky-Toy__harness
 	"report.csv: leak verdict row"
 expect_grep "$WORK/c1/report.csv" '^Leaky-Toy,harness-default,Leaky-Toy__harness-default,sign,leak,fixed-vs-random-key_measurements,[0-9]+,calls' \
 	"report.csv: measurements per class pair"
+# A merge keeps the leak records, and its report shows them.
+expect_rc 0 "merge of the campaign with leak records" -- "$PQPROF" merge "$WORK/m1" "$WORK/c1"
+cmp -s "$WORK/c1/leak/Leaky-Toy__harness-default__sign.json" "$WORK/m1/leak/Leaky-Toy__harness-default__sign.json" &&
+	[ -f "$WORK/m1/leak/Leaky-Toy__harness-default__sign.svg" ] && pass "merge: leak records and plots copied" ||
+	fail "merge: leak records missing in the merged campaign"
+[ "$("$J" "$WORK/m1/report.json" "$LS.leak.verdict")" = "leak likely" ] &&
+	pass "merge: the merged report has the leak record" || fail "merge: no leak record in the merged report"
 printf '{ "name": "x", "instances": [ { "name": "a", "tree": "%s" } ], "leak": { "budget": 3 } }\n' "$L/leaky" \
 	>"$WORK/camp/bad.json"
 expect_rc 2 "descriptor with a bad leak key" -- "$PQPROF" run "$WORK/camp/bad.json" -o "$WORK/c2"
