@@ -588,6 +588,76 @@ START_TEST(test_csv_rows)
 }
 END_TEST
 
+/* The campaign's leak step: Alpha's sign leaks (with its plot), Beta's keygen test failed. */
+START_TEST(test_leak_records)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	put_json(dir, "leak/Alpha-1__harness-default__sign.json",
+	         json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:s, s:s, s:i, s:f}]}", "schema", "pqprof.leak/1", "op",
+	                   "sign", "status", "complete", "verdict", "leak likely", "pairs", "classes",
+	                   "fixed-vs-random-key", "verdict", "leak likely", "text",
+	                   "leak likely (|t| > 4.5, at 2988 measurements, crop p90)", "measurements", 4000,
+	                   "max_abs_t", 12.5));
+	put(dir, "leak/Alpha-1__harness-default__sign.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>\n");
+	put_json(dir, "leak/Beta-2__harness-default__keygen.json",
+	         json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "pqprof.leak/1", "op", "keygen", "status", "failed",
+	                   "failure", "runner exited before the first measurement", "failure_kind", "tool"));
+	pq_error err = { 0 };
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	/* report.json: the records per operation, the plot's path, both in the evidence index */
+	char *js = slurp(dir, "report.json");
+	json_t *doc = json_loads(js, 0, NULL);
+	ck_assert(doc != NULL);
+	json_t *alpha = json_array_get(jp(doc, "instances"), 0);
+	json_t *sign = json_array_get(jp(alpha, "ops"), 1);
+	ck_assert_str_eq(jp_str(sign, "op", ""), "sign");
+	ck_assert_str_eq(jp_str(sign, "leak.verdict", ""), "leak likely");
+	ck_assert_str_eq(jp_str(sign, "leak_plot", ""), "leak/Alpha-1__harness-default__sign.svg");
+	ck_assert(json_is_null(jp(json_array_get(jp(alpha, "ops"), 0), "leak")));
+	json_t *beta = json_array_get(jp(doc, "instances"), 1);
+	ck_assert_str_eq(jp_str(json_array_get(jp(beta, "ops"), 0), "leak.status", ""), "failed");
+	int seen = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(jp(doc, "evidence"), i, e) {
+		const char *f = jp_str(e, "file", "");
+		if (strcmp(f, "leak/Alpha-1__harness-default__sign.json") == 0)
+			seen |= strcmp(jp_str(e, "item", ""), "leak test sign") == 0 ? 1 : 0;
+		if (strcmp(f, "leak/Alpha-1__harness-default__sign.svg") == 0)
+			seen |= strcmp(jp_str(e, "item", ""), "leak plot sign") == 0 ? 2 : 0;
+		if (strcmp(f, "leak/Beta-2__harness-default__keygen.json") == 0)
+			seen |= 4;
+		if (strncmp(f, "leak/", 5) == 0) {
+			char path[4096], hex[65];
+			snprintf(path, sizeof path, "%s/%s", dir, f);
+			ck_assert_msg(sha256_file_hex(path, hex, &err) == 0, "%s", err.msg);
+			ck_assert_str_eq(jp_str(e, "sha256", ""), hex);
+		}
+	}
+	ck_assert_int_eq(seen, 7);
+	ck_assert_int_eq((int)json_array_size(jp(doc, "evidence")), 23);
+	/* report.md: the evidence index and the leak section */
+	char *md = slurp(dir, "report.md");
+	ck_assert(strstr(md, "| leak test sign | `leak/Alpha-1__harness-default__sign.json` |") != NULL);
+	ck_assert(strstr(md, "## 10. Timing leaks") != NULL);
+	ck_assert(strstr(md, "| `Alpha-1 / harness-default` | sign | leak likely | 4000 | 12.5 |") != NULL);
+	/* report.csv: the leak rows */
+	char *csv = slurp(dir, "report.csv");
+	ck_assert(strstr(csv, "Alpha-1,harness-default,Alpha-1__harness-default,sign,leak,verdict,leak likely,\r\n") != NULL);
+	ck_assert(strstr(csv, ",sign,leak,fixed-vs-random-key_measurements,4000,calls\r\n") != NULL);
+	ck_assert(strstr(csv, ",sign,leak,fixed-vs-random-key_max_abs_t,12.5,\r\n") != NULL);
+	ck_assert(strstr(csv, "Beta-2,harness-default,Beta-2__harness-default,keygen,leak,failure,"
+	                      "runner exited before the first measurement,\r\n") != NULL);
+	json_decref(doc);
+	free(csv);
+	free(md);
+	free(js);
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_plain_dir_tsc_label)
 {
 	char dir[64];
@@ -1196,6 +1266,7 @@ static Suite *report_suite(void)
 	tcase_add_test(r, test_html_page);
 	tcase_add_test(r, test_annotated_views);
 	tcase_add_test(r, test_csv_rows);
+	tcase_add_test(r, test_leak_records);
 	tcase_add_test(r, test_plain_dir_tsc_label);
 	tcase_add_test(r, test_bad_json_names_file);
 	tcase_add_test(r, test_chart_scale);

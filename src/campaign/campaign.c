@@ -544,6 +544,12 @@ static int path_of(const struct campaign *c, char *buf, size_t len, const char *
 	return record_path(buf, len, c->dir, sub, label, op, ext, NULL);
 }
 
+/*
+ * Say which step is about to run.  Called only for steps that will do
+ * work: one that is not selected (--steps, the interposition check turned
+ * off), already done (resume) or without a library to run on gets no
+ * line; the selected ones still count towards done=/total=.
+ */
 static void progress(struct campaign *c, const char *step, const struct unit *u, const char *op)
 {
 	char where[512];
@@ -737,18 +743,25 @@ static void unit_build_options(const struct campaign *c, const struct unit *u, c
 	tree_api_parse(u->api, &bo->api);
 }
 
-static int do_build(struct campaign *c, struct unit *u)
+/* Done: a complete build whose library is there, or sources that do not compile. */
+static int build_done(struct campaign *c, const struct unit *u)
 {
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "build", u->label, NULL, ".json");
 	json_t *old = read_json(rec);
 	const char *ost = json_string_value(json_object_get(old, "status")) ?: "";
 	const char *okind = json_string_value(json_object_get(old, "failure_kind")) ?: "";
-	/* Done: a complete build whose library is there, or sources that do not compile. */
 	int done = old && (strcmp(ost, "complete") == 0 ? is_file(u->lib) : strcmp(okind, "scheme") == 0);
 	json_decref(old);
-	if (done)
+	return done;
+}
+
+static int do_build(struct campaign *c, struct unit *u)
+{
+	if (build_done(c, u))
 		return 1;
+	char rec[PATH_MAX];
+	path_of(c, rec, sizeof rec, "build", u->label, NULL, ".json");
 	pq_error err = { 0 };
 	struct build_options bo;
 	char origin[PATH_MAX + 200], ccdb[PATH_MAX];
@@ -925,6 +938,29 @@ static int interposition_wanted(const struct campaign *c)
 	return !c->o->no_interposition_check && !(e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0));
 }
 
+/* The interposition check is a step of u: it is built from sources and benched. */
+static int interposition_selected(const struct campaign *c, const struct unit *u)
+{
+	return !u->prebuilt && c->want[STEP_BENCH] && interposition_wanted(c);
+}
+
+/* The other library form of u and its build record are there. */
+static int other_form_built(const struct campaign *c, const struct unit *u)
+{
+	char lib[PATH_MAX], rec[PATH_MAX];
+	other_lib(c, u, lib, sizeof lib);
+	path_of(c, rec, sizeof rec, "interposition", u->label, NULL, ".build.json");
+	return is_file(lib) && is_file(rec);
+}
+
+/* Steps of u the selection runs, for the progress total: every unit has a
+ * build step, and either kind three operations. */
+static int unit_steps(const struct campaign *c, const struct unit *u)
+{
+	int per_op = c->want[STEP_BENCH] + c->want[STEP_MEM] + c->want[STEP_PROFILE] + c->want[STEP_LEAK];
+	return 1 + c->want[STEP_KAT] + c->want[STEP_SIZES] + interposition_selected(c, u) + 3 * per_op;
+}
+
 /*
  * Build the unit again in the other library form, with the same options;
  * its build record goes to interposition/<label>.build.json.  1 when the
@@ -935,7 +971,7 @@ static int build_other_form(struct campaign *c, const struct unit *u)
 	char lib[PATH_MAX], rec[PATH_MAX];
 	other_lib(c, u, lib, sizeof lib);
 	path_of(c, rec, sizeof rec, "interposition", u->label, NULL, ".build.json");
-	if (is_file(lib) && is_file(rec))
+	if (other_form_built(c, u))
 		return 1;
 	int plain = !c->o->plain_pic;
 	pq_error err = { 0 };
@@ -957,29 +993,33 @@ static void unit_build_and_kat(struct campaign *c, struct unit *u, json_t *env)
 {
 	if (c->stopped)
 		return;
-	progress(c, "build", u, NULL);
-	double t = now_s();
 	int fresh_build = !is_file(u->lib);
-	if (c->want[STEP_BUILD] || !is_file(u->lib))
+	int build = (c->want[STEP_BUILD] || fresh_build) && !build_done(c, u);
+	if (build || (interposition_selected(c, u) && built_ok(c, u) && !other_form_built(c, u)))
+		progress(c, "build", u, NULL);
+	double t = now_s();
+	if (c->want[STEP_BUILD] || fresh_build)
 		do_build(c, u);
 	step_done(c, t, !fresh_build);
 	if (c->stopped)
 		return;
 	int ok = built_ok(c, u);
 	/* The other library form, for the interposition check (a failure there leaves the unit measured). */
-	if (ok && !u->prebuilt && c->want[STEP_BENCH] && !c->stopped && interposition_wanted(c))
+	if (ok && interposition_selected(c, u) && !c->stopped)
 		build_other_form(c, u);
 	set_unit_step(c, u, "build", ok ? "done" : "failed");
 	save_state(c, "incomplete");
 	json_t *desc = ok ? unit_descriptor(c, u) : NULL;
 	char rec[PATH_MAX];
 	path_of(c, rec, sizeof rec, "kat", u->label, NULL, ".json");
-	progress(c, "kat", u, NULL);
 	t = now_s();
 	int skip = c->stopped || !ok || !c->want[STEP_KAT] || record_done(rec);
-	if (!skip)
+	if (!skip) {
+		progress(c, "kat", u, NULL);
 		do_kat(c, u, desc, env);
-	step_done(c, t, skip);
+	}
+	if (c->want[STEP_KAT])
+		step_done(c, t, skip);
 	if (!ok)
 		set_unit_step(c, u, "kat", "skipped");
 	else if (!c->stopped && !skip && !is_file(rec))
@@ -1056,15 +1096,15 @@ static void bench_all(struct campaign *c, json_t *env)
 			int has = 0;
 			for (int i = 0; i < nops[k]; i++)
 				has |= uops[k][i] == (enum pq_op)op;
-			if (!has)
+			if (!has || !c->want[STEP_BENCH])
 				continue;
 			char rec[PATH_MAX];
 			path_of(c, rec, sizeof rec, "records", c->units[k].label, pq_op_name(op), ".json");
-			progress(c, "bench", &c->units[k], pq_op_name(op));
-			if (!desc[k] || !c->want[STEP_BENCH] || record_done(rec)) {
+			if (!desc[k] || record_done(rec)) {
 				step_done(c, t, 1);
 				continue;
 			}
+			progress(c, "bench", &c->units[k], pq_op_name(op));
 			cfgs[m] = (struct bench_config){
 				.lib = c->units[k].lib, .op = (enum pq_op)op,
 				.trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
@@ -1148,6 +1188,17 @@ static int instance_builds(struct campaign *c, const struct unit *first, int *wh
 	return n;
 }
 
+/* Progress steps of the paired step: one per baseline unit and operation of a flag study. */
+static int paired_steps(const struct campaign *c)
+{
+	if (c->nprofs < 2 || c->o->per_process || !c->want[STEP_PAIRED])
+		return 0;
+	int n = 0;
+	for (int k = 0; k < c->nunits; k++)
+		n += c->units[k].prof == &c->profs[0] ? 3 : 0;
+	return n;
+}
+
 /*
  * Flag studies: for each instance and operation, every build side by side
  * in one runner per process (supervise/paired.h), one record
@@ -1182,12 +1233,12 @@ static void paired_all(struct campaign *c, json_t *env)
 		for (int j = 0; j < nops && !c->stopped; j++, nstudies--) {
 			char rec[PATH_MAX], log[PATH_MAX];
 			path_of(c, rec, sizeof rec, "paired", base->label, pq_op_name(ops[j]), ".json");
-			progress(c, "paired", base, pq_op_name(ops[j]));
 			double t = now_s();
 			if (nb < 2 || !desc || record_done(rec)) {
 				step_done(c, t, 1);
 				continue;
 			}
+			progress(c, "paired", base, pq_op_name(ops[j]));
 			struct paired_config pc = {
 				.nbuilds = nb, .aa = aa, .op = ops[j], .precision = c->o->precision,
 				.budget_s = c->o->budget_s > 0 ? budget_left / (nstudies > 0 ? nstudies : 1)
@@ -1236,17 +1287,18 @@ static void interposition_all(struct campaign *c, json_t *env)
 {
 	for (int k = 0; k < c->nunits && !c->stopped; k++) {
 		struct unit *u = &c->units[k];
+		if (!interposition_selected(c, u))
+			continue;
 		char rec[PATH_MAX], lib[PATH_MAX];
 		path_of(c, rec, sizeof rec, "interposition", u->label, NULL, ".json");
 		other_lib(c, u, lib, sizeof lib);
-		progress(c, "interposition", u, NULL);
 		double t = now_s();
 		json_t *desc;
 		enum pq_op ops[PQ_OP_COUNT];
 		int nops = unit_ops(c, u, &desc, ops);
-		int skip = !desc || u->prebuilt || !c->want[STEP_BENCH] || !interposition_wanted(c) || !is_file(lib) ||
-		           record_done(rec);
+		int skip = !desc || !is_file(lib) || record_done(rec);
 		if (!skip) {
+			progress(c, "interposition", u, NULL);
 			double target = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0);
 			struct interpose_check_opts io = {
 				.local_lib = c->o->plain_pic ? lib : u->lib, .plain_lib = c->o->plain_pic ? u->lib : lib,
@@ -1289,10 +1341,11 @@ static void unit_leak(struct campaign *c, struct unit *u, json_t *desc, const en
 	};
 	int all = 1;
 	for (int i = 0; i < nops; i++) {
-		progress(c, "leak", u, pq_op_name(ops[i]));
 		double t = now_s();
 		int skip = !desc || c->stopped;
 		if (!skip) {
+			if (!leak_step_done(&lo, ops[i]))
+				progress(c, "leak", u, pq_op_name(ops[i]));
 			pq_error err = { 0 };
 			int r = leak_step_op(&lo, ops[i], &err);
 			if (r < 0)
@@ -1319,12 +1372,14 @@ static void unit_rest(struct campaign *c, struct unit *u, json_t *env)
 		int skip;
 		if (s == STEP_SIZES) {
 			path_of(c, rec, sizeof rec, "sizes", u->label, NULL, ".json");
-			progress(c, "sizes", u, NULL);
 			t = now_s();
 			skip = !ok || !c->want[s] || record_done(rec);
-			if (!skip)
+			if (!skip) {
+				progress(c, "sizes", u, NULL);
 				do_sizes(c, u, desc, env);
-			step_done(c, t, skip);
+			}
+			if (c->want[s])
+				step_done(c, t, skip);
 			set_unit_step(c, u, "sizes", !ok ? "skipped" : record_state(c, rec));
 			save_state(c, "incomplete");
 			continue;
@@ -1333,10 +1388,10 @@ static void unit_rest(struct campaign *c, struct unit *u, json_t *env)
 		for (int i = 0; i < nops && !c->stopped; i++) {
 			const char *sub = s == STEP_MEM ? "memory" : "profile";
 			path_of(c, rec, sizeof rec, sub, u->label, pq_op_name(ops[i]), ".json");
-			progress(c, step_names[s], u, pq_op_name(ops[i]));
 			t = now_s();
 			skip = !ok || !c->want[s] || record_done(rec);
 			if (!skip) {
+				progress(c, step_names[s], u, pq_op_name(ops[i]));
 				if (s == STEP_MEM) {
 					do_mem(c, u, desc, ops[i], env);
 				} else {
@@ -1355,7 +1410,8 @@ static void unit_rest(struct campaign *c, struct unit *u, json_t *env)
 					}
 				}
 			}
-			step_done(c, t, skip);
+			if (c->want[s])
+				step_done(c, t, skip);
 			int d = record_done(rec);
 			ndone += d;
 			nfailed += !d && is_file(rec);
@@ -1620,8 +1676,9 @@ int campaign_run(const char *target, const struct campaign_opts *o, pq_error *er
 	char how[1200];
 	snprintf(how, sizeof how, "finished steps are kept in %s; run the same command again to resume", c.dir);
 	interrupt_set_resume(how);
-	c.total = c.nunits * (3 + 1 + 3 * 3 + (c.want[STEP_LEAK] ? 3 : 0)) +
-	          (c.nprofs > 1 && c.want[STEP_PAIRED] && !o->per_process ? 3 * c.nunits / c.nprofs : 0);
+	for (int i = 0; i < c.nunits; i++)
+		c.total += unit_steps(&c, &c.units[i]);
+	c.total += paired_steps(&c);
 	c.t0 = now_s();
 	save_state(&c, "incomplete");
 	for (int i = 0; i < c.nunits; i++)

@@ -28,6 +28,13 @@ static int leak_record_done(const char *path)
 	return done;
 }
 
+int leak_step_done(const struct leak_step_opts *o, enum pq_op op)
+{
+	char rec[4096];
+	return record_path(rec, sizeof rec, o->dir, "leak", o->label, pq_op_name(op), ".json", NULL) == 0 &&
+	       leak_record_done(rec);
+}
+
 int leak_step_op(const struct leak_step_opts *o, enum pq_op op, pq_error *werr)
 {
 	char rec[4096], svg[4096], sub[4096];

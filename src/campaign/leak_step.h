@@ -36,4 +36,7 @@ struct leak_step_opts {
  */
 int leak_step_op(const struct leak_step_opts *o, enum pq_op op, pq_error *err);
 
+/* 1 when op's record is done (leak_step_op would not run it). */
+int leak_step_done(const struct leak_step_opts *o, enum pq_op op);
+
 #endif

@@ -21,7 +21,7 @@ const char *const campaign_env_keys[] = {
 };
 
 static const char *const subdirs[] = { "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                               "traces", "flame", "interposition", "output", "paired", NULL };
+	                               "traces", "flame", "interposition", "leak", "output", "paired", NULL };
 
 static int copy_file(const char *from, const char *to, pq_error *err)
 {

@@ -115,10 +115,10 @@ static int build_evidence(struct record_set *rs, pq_error *err)
 			struct rs_op *o = &in->ops[k];
 			char item[128];
 			static const char *const what[] = { "timing", "memory", "hash profile", "trace",
-			                                    "flame graph", "folded stacks" };
+			                                    "flame graph", "folded stacks", "leak test", "leak plot" };
 			const char *files[] = { o->bench_file, o->memory_file, o->profile_file, o->trace_file,
-			                        o->flame_file, o->folded_file };
-			for (int w = 0; w < 6 && r == 0; w++) {
+			                        o->flame_file, o->folded_file, o->leak_file, o->leak_plot_file };
+			for (int w = 0; w < 8 && r == 0; w++) {
 				snprintf(item, sizeof item, "%s %s", what[w], o->op);
 				r = add_evidence(rs, in, item, files[w], err);
 			}
@@ -266,6 +266,29 @@ static int load_campaign_op(struct record_set *rs, struct rs_instance *in, const
 	return r;
 }
 
+/* The timing-leak record and plot of each operation, where the leak step wrote them. */
+static int load_leak(struct record_set *rs, struct rs_instance *in, pq_error *err)
+{
+	for (int k = 0; k < RS_MAX_OPS; k++) {
+		char rel[RS_PATH], plot[RS_PATH];
+		json_t *j;
+		snprintf(rel, sizeof rel, "leak/%s__%s.json", in->label, pq_op_name(k));
+		int r = load_json(rs->dir, rel, "pqprof.leak/1", &j, err);
+		if (r < 0)
+			return r;
+		if (!j)
+			continue;
+		struct rs_op *o = op_slot(in, pq_op_name(k));
+		o->leak = j;
+		snprintf(o->leak_file, RS_PATH, "%s", rel);
+		snprintf(plot, sizeof plot, "leak/%s__%s.svg", in->label, pq_op_name(k));
+		if ((r = file_present(rs->dir, plot, err)) < 0)
+			return r;
+		if (r)
+			snprintf(o->leak_plot_file, RS_PATH, "%s", plot);
+	}
+	return 0;
+}
 
 static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t idx, pq_error *err)
 {
@@ -323,6 +346,8 @@ static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t i
 		if ((r = load_campaign_op(rs, in, pq_op_name(k), expected, err)) < 0)
 			return r;
 	}
+	if ((r = load_leak(rs, in, err)) < 0)
+		return r;
 	pick_descriptor(in);
 	return 0;
 }
@@ -524,9 +549,11 @@ static int load_plain(struct record_set *rs, pq_error *err)
 		return r;
 	if (rs->ninst > 1)
 		qsort(rs->inst, rs->ninst, sizeof *rs->inst, cmp_instance);
+	for (size_t i = 0; i < rs->ninst && r == 0; i++)
+		r = load_leak(rs, &rs->inst[i], err);
 	for (size_t i = 0; i < rs->ninst; i++)
 		pick_descriptor(&rs->inst[i]);
-	return 0;
+	return r;
 }
 
 /* Rows name the implementation version only where the set holds more than one. */
@@ -594,6 +621,7 @@ void record_set_free(struct record_set *rs)
 			json_decref(in->ops[k].bench);
 			json_decref(in->ops[k].memory);
 			json_decref(in->ops[k].profile);
+			json_decref(in->ops[k].leak);
 		}
 	}
 	free(rs->inst);

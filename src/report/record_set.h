@@ -4,10 +4,11 @@
  *
  * Two layouts are understood.  A campaign directory holds campaign.json
  * and the build/ kat/ records/ memory/ sizes/ profile/ traces/ flame/
- * folders named by instance label ("<instance>__<profile>"); instances
+ * leak/ folders named by instance label ("<instance>__<profile>"); instances
  * come from campaign.json, in its order.  A plain directory, as the
  * single-stage commands write it (`pqprof bench --records DIR` ...), is
- * read file by file and each JSON file is sorted by its "schema".
+ * read file by file and each JSON file is sorted by its "schema".  In
+ * both, an instance's timing-leak records are leak/<label>__<op>.json.
  *
  * Missing steps are normal (a failed build has no timings, a crashed
  * bench has a failed record, profiling may not have run): what is absent
@@ -41,6 +42,9 @@ struct rs_op {
 	char trace_file[RS_PATH];   /* existing .pqt */
 	char flame_file[RS_PATH];   /* existing flame graph .svg */
 	char folded_file[RS_PATH];  /* existing folded stacks, for differential flame graphs */
+	json_t *leak;               /* pqprof.leak/1 (leak/<label>__<op>.json) */
+	char leak_file[RS_PATH];
+	char leak_plot_file[RS_PATH]; /* existing |t| plot (leak/<label>__<op>.svg) */
 };
 
 /* One instance built with one flag profile. */

@@ -162,6 +162,24 @@ static void op_rows(struct csv_ctx *c, const struct rs_op *o)
 			text_row(c, "profile", "calls_unavailable", jp_str(p, "calls.reason", "no reason recorded"));
 		}
 	}
+	const json_t *l = o->leak;
+	if (l) {
+		text_row(c, "leak", "status", jp_str(l, "status", NULL));
+		failure_row(c, "leak", l);
+		text_row(c, "leak", "verdict", jp_str(l, "verdict", NULL));
+		size_t i;
+		json_t *pr;
+		json_array_foreach(jp(l, "pairs"), i, pr) {
+			const char *cl = jp_str(pr, "classes", "?");
+			char metric[160];
+			snprintf(metric, sizeof metric, "%s_verdict", cl);
+			text_row(c, "leak", metric, jp_str(pr, "verdict", NULL));
+			snprintf(metric, sizeof metric, "%s_measurements", cl);
+			num_row(c, "leak", metric, jp_num(pr, "measurements", NAN), "calls");
+			snprintf(metric, sizeof metric, "%s_max_abs_t", cl);
+			num_row(c, "leak", metric, jp_num(pr, "max_abs_t", NAN), "");
+		}
+	}
 }
 
 int report_write_csv(const struct record_set *rs, const char *path, pq_error *err)

@@ -1,8 +1,9 @@
 /*
  * report_json: the record set merged into one JSON document
  * (pqprof.report/1): the campaign, its environment, and per instance the
- * build, KAT and sizes records and per operation the timing, memory and
- * profile records, plus the evidence index with full sha256 digests.
+ * build, KAT and sizes records and per operation the timing, memory,
+ * profile and timing-leak records, plus the evidence index with full
+ * sha256 digests.
  * Timing records are copied without their per-call "values" and "ns"
  * arrays, which can run to millions of numbers; those stay in the
  * records the evidence index names and hashes.
@@ -60,12 +61,13 @@ json_t *report_json(const struct record_set *rs)
 		for (int k = 0; k < in->nops; k++) {
 			const struct rs_op *o = &in->ops[k];
 			const char *unit = report_bench_unit(o->bench);
-			json_array_append_new(ops, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "op", o->op,
+			json_array_append_new(ops, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "op", o->op,
 			                      "unit", unit ? json_string(unit) : json_null(),
 			                      "bench", bench_without_values(o->bench), "memory", or_null(o->memory),
 			                      "profile", or_null(o->profile), "trace", path_or_null(o->trace_file),
 			                      "flamegraph", path_or_null(o->flame_file),
-			                      "folded", path_or_null(o->folded_file)));
+			                      "folded", path_or_null(o->folded_file), "leak", or_null(o->leak),
+			                      "leak_plot", path_or_null(o->leak_plot_file)));
 		}
 		json_t *ij = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
 		                       "instance", in->name, "profile", in->profile, "label", in->label,

@@ -26,6 +26,8 @@ done
 # A second run resumes: every step is already done.
 expect_rc 0 "rerun resumes" -- "$PQPROF" run "$C/toy.json" --out "$WORK/a" $Q
 expect_grep "$WORK/err" "units done in [0-2] s" "finished steps are skipped"
+if grep -q "^progress done=" "$WORK/err"; then fail "resumed run: progress names finished steps"; grep "^progress done=" "$WORK/err" | head -3
+else pass "resumed run: no progress line for finished steps"; fi
 
 # Kill part-way through, resume, and compare with the uninterrupted run.
 "$PQPROF" run "$C/toy.json" --out "$WORK/b" $Q >/dev/null 2>"$WORK/b.err" &
@@ -60,4 +62,15 @@ expect_grep "$WORK/out" "^broken-build +build failed: .*sign.c" "broken build in
 expect_grep "$WORK/out" "^mismatch +sign .*KAT MISMATCH \(output not validated\)" "KAT failure still timed, marked not validated"
 expect_grep "$WORK/h/records/segv-in-sign__harness-default__sign.json" '"kind": "CRASH"' "bench of the crashing sign recorded as a crash"
 expect_grep "$WORK/h/campaign.json" '"status": "complete"' "hostile campaign completes"
+# Progress names only the steps that run: those --steps selects (the
+# interposition check comes with bench, unless turned off, as make check
+# does), and nothing after a failed build.
+per=6 skipped="mem|sizes|profile|leak"
+case "${PQPROF_INTERPOSITION_CHECK:-on}" in off | 0) per=5 skipped="$skipped|interposition" ;; esac
+if grep -Eq "^progress .* step=($skipped) " "$WORK/err"; then
+	fail "--steps build,kat,bench: progress names steps that do not run"; grep -E "step=($skipped) " "$WORK/err" | head -3
+else pass "--steps build,kat,bench: progress names only selected steps"; fi
+expect_grep "$WORK/err" "^progress done=0 total=$((8 * per)) step=build " "--steps: the total counts the selected steps (8 units x $per)"
+if grep -Eq "^progress .* step=(kat|bench|interposition) unit=broken-build__" "$WORK/err"; then
+	fail "progress names steps of a unit whose build failed"; else pass "no progress line for the steps of a failed build"; fi
 finish

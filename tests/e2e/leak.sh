@@ -93,6 +93,28 @@ expect_grep "$WORK/c1/report.md" '^\| `Leaky-Toy / harness-default` \| sign \| l
 if grep -Eq '^\| `CT-Toy / harness-default` \| [a-z]+ \| leak likely' "$WORK/c1/report.md"; then
 	fail "report: constant-time instance reported as leaking"; else pass "report: constant-time instance not leaking"; fi
 expect_grep "$WORK/c1/report.html" '<iframe class="flame"[^>]*title="Leak test of Leaky-Toy sign' "report: |t| plot embedded"
+# The leak records and plots are in report.json, report.csv and the evidence index too.
+RJ="$WORK/c1/report.json"
+LS='instances[instance=Leaky-Toy].ops[op=sign]'
+[ "$("$J" "$RJ" "$LS.leak.verdict")" = "leak likely" ] &&
+	[ "$("$J" "$RJ" "$LS.leak_plot")" = leak/Leaky-Toy__harness-default__sign.svg ] &&
+	pass "report.json: leak record and plot per operation" || fail "report.json: no leak record for Leaky-Toy sign"
+[ "$("$J" "$RJ" 'evidence[item=leak test sign].file')" = leak/Leaky-Toy__harness-default__sign.json ] &&
+	[ "$("$J" "$RJ" 'evidence[item=leak plot sign].file')" = leak/Leaky-Toy__harness-default__sign.svg ] &&
+	pass "report.json: leak records and plots in the evidence index" || fail "report.json: leak evidence missing"
+expect_grep "$WORK/c1/report.md" '^\| `Leaky-Toy` \| harness-default \| leak test sign \| `leak/Leaky-Toy__harness-default__sign\.json` \|' \
+	"report.md: evidence index lists the leak record"
+expect_grep "$WORK/c1/report.csv" '^Leaky-Toy,harness-default,Leaky-Toy__harness-default,sign,leak,verdict,leak likely,' \
+	"report.csv: leak verdict row"
+expect_grep "$WORK/c1/report.csv" '^Leaky-Toy,harness-default,Leaky-Toy__harness-default,sign,leak,fixed-vs-random-key_measurements,[0-9]+,calls' \
+	"report.csv: measurements per class pair"
+# A merge keeps the leak records, and its report shows them.
+expect_rc 0 "merge of the campaign with leak records" -- "$PQPROF" merge "$WORK/m1" "$WORK/c1"
+cmp -s "$WORK/c1/leak/Leaky-Toy__harness-default__sign.json" "$WORK/m1/leak/Leaky-Toy__harness-default__sign.json" &&
+	[ -f "$WORK/m1/leak/Leaky-Toy__harness-default__sign.svg" ] && pass "merge: leak records and plots copied" ||
+	fail "merge: leak records missing in the merged campaign"
+[ "$("$J" "$WORK/m1/report.json" "$LS.leak.verdict")" = "leak likely" ] &&
+	pass "merge: the merged report has the leak record" || fail "merge: no leak record in the merged report"
 printf '{ "name": "x", "instances": [ { "name": "a", "tree": "%s" } ], "leak": { "budget": 3 } }\n' "$L/leaky" \
 	>"$WORK/camp/bad.json"
 expect_rc 2 "descriptor with a bad leak key" -- "$PQPROF" run "$WORK/camp/bad.json" -o "$WORK/c2"

@@ -3,6 +3,7 @@
 # run whole (same records, same verdicts); shards from machines with
 # different processors are never pooled: plain merge refuses them, and
 # merge --by-system gives each system its own merged campaign and report.
+# A merge into a directory that a run holds is refused.
 . "$top_srcdir/tests/e2e/lib.sh"
 C="$FIX/campaign"
 Q="--trials 2 --target 0.05 --timeout 20 --kat-timeout 20 --steps build,kat,bench,sizes"
@@ -28,6 +29,32 @@ if cmp -s "$WORK/whole.set" "$WORK/m.set"; then pass "merged shards equal the wh
 	fail "merged shards differ from the whole campaign"; diff "$WORK/whole.set" "$WORK/m.set" | head; fi
 [ -f "$WORK/m/report.md" ] && [ ! -d "$WORK/m/systems" ] && pass "one system: one merged report" ||
 	fail "one system should give one merged report"
+
+# A merge into a directory a run holds is refused (exit 11), naming the
+# directory and the holder, and touches nothing there; once the holder
+# has ended (and emptied the lock, as a run does), the merge goes ahead.
+# flock(1) holds the lock the way campaign_lock does: flock(2) on
+# DIR/campaign.lock, the holder named inside.
+mkdir -p "$WORK/busy"
+flock "$WORK/busy/campaign.lock" sh -c 'printf "pid=%s\nhost=%s\nstart_utc=2026-01-01T00:00:00Z\ncommand=pqprof run toy.json\n" \
+	$$ "$(hostname)" >"$1"; while [ ! -e "$2" ]; do sleep 0.1; done; : >"$1"' sh "$WORK/busy/campaign.lock" "$WORK/busy.done" &
+holder=$!
+i=0
+while [ ! -s "$WORK/busy/campaign.lock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+expect_rc 11 "merge into a directory a run holds is refused" -- "$PQPROF" merge "$WORK/busy" "$WORK/s1" "$WORK/s2"
+expect_grep "$WORK/err" "^pqprof merge: $WORK/busy is in use by another pqprof run \(pid [0-9]+ on host [^,]+, started 2026-01-01T00:00:00Z: pqprof run toy\.json\)" \
+	"the refusal names the directory and the holder"
+[ ! -e "$WORK/busy/campaign.json" ] && [ ! -e "$WORK/busy/records" ] && pass "the refused merge wrote nothing" ||
+	fail "the refused merge wrote into the held directory"
+expect_rc 11 "merge --by-system into a held directory is refused too" -- \
+	"$PQPROF" merge --by-system "$WORK/busy" "$WORK/s1" "$WORK/s2"
+touch "$WORK/busy.done"
+wait $holder
+expect_rc 0 "merge once the holder has ended" -- "$PQPROF" merge "$WORK/busy" "$WORK/s1" "$WORK/s2"
+records "$WORK/busy" > "$WORK/busy.set"
+cmp -s "$WORK/whole.set" "$WORK/busy.set" && pass "the merge after the wait holds the whole campaign" ||
+	fail "the merge after the wait differs from the whole campaign"
+[ ! -s "$WORK/busy/campaign.lock" ] && pass "the merge left the lock empty" || fail "the merge left its lock behind"
 
 # Shard 2 as if it had run on a machine with another processor.
 cp -R "$WORK/s2" "$WORK/s2x"
