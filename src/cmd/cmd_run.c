@@ -80,7 +80,7 @@ int cmd_run(int argc, char **argv)
 		{ OPT_STRING, 0, "system", &system, "NAME", "system name for the default directory (default: host name)" },
 		{ OPT_INT, 0, "cpu", &cpu, "N", "pin runners to CPU N" },
 		{ OPT_STRING, 0, "steps", &steps, "LIST",
-		  "build,kat,bench,mem,sizes,profile,leak,report (default all but leak)" },
+		  "build,kat,bench,paired,mem,sizes,profile,leak,report (default all but leak; paired: flag studies)" },
 		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 900)" },
 		{ OPT_DOUBLE, 0, "kat-timeout", &kat_timeout, "S", "time limit of the KAT replay (default 900)" },
 		{ OPT_INT, 0, "trials", &trials, "N", "bench trials (default 5; 3 with --quick)" },
