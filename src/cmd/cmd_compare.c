@@ -15,7 +15,9 @@
 #include "report/record_set.h"
 #include "report/report.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 static const char usage[] = "pqprof compare A B [--aa A2] [--out DIR] [--json] [--resamples N] [--seed N]\n"
@@ -61,6 +63,10 @@ int cmd_compare(int argc, char **argv)
 	struct compare_opts co = { .resamples = (int)resamples, .seed = (uint64_t)seed, .tolerance = tolerance,
 	                           .tolerance_set = tolerance >= 0, .separate_factor = separate, .out_dir = out,
 	                           .aa = aa, .aa_is_copy = aa != NULL };
+	/* Two profiles of one campaign: its paired studies (paired/) measured them side by side. */
+	char ra[PATH_MAX], rb[PATH_MAX];
+	if (realpath(pos[0], ra) && realpath(pos[1], rb) && strcmp(ra, rb) == 0)
+		co.paired_dir = pos[0];
 	json_t *res = NULL;
 	int r = compare_sets(a, b, &co, &res, &err);
 	record_set_free(a);

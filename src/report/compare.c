@@ -313,9 +313,10 @@ struct aa_ctx {
 };
 
 /* The A/A ratio (A2 / A) for one op, into e["aa"]; its band widens what counts as no effect. */
-static int aa_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa, const char *key,
-                    json_t *e, double *band_lo, double *band_hi)
+static int aa_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa, const struct rs_op *ob,
+                    const char *key, json_t *e, double *band_lo, double *band_hi, stats_interval *diff, int *have_diff)
 {
+	*have_diff = 0;
 	const struct compare_opts *o = ac->o;
 	const struct rs_instance *arm = NULL;
 	const struct record_set *where = o->aa;
@@ -344,6 +345,20 @@ static int aa_entry(const struct aa_ctx *ac, const struct pair *p, const struct 
 	json_object_set_new(e, "aa", json_pack("{s:s, s:f, s:f, s:f, s:s}", "profile", arm->profile, "ratio",
 	                                       ci.estimate, "lo", ci.lo, "hi", ci.hi, "runs",
 	                                       paired ? "interleaved" : "separate"));
+	/*
+	 * B against the A/A copy from the same rounds: the interval of the
+	 * difference, which carries both uncertainties (the verdict tests it;
+	 * bounds are never compared with bounds).
+	 */
+	const json_t *eb = env_of(ac->b, ob->bench);
+	int paired_d = interleaved(e2, eb, o2->bench, ob->bench);
+	size_t n3, n4;
+	if (trial_ratio(o2->bench, ob->bench, key, paired_d, o, diff, &n3, &n4, &pc, &ignore) == 0) {
+		*have_diff = 1;
+		json_object_set_new(json_object_get(e, "aa"), "difference",
+		                    json_pack("{s:f, s:f, s:f, s:s}", "ratio", diff->estimate, "lo", diff->lo, "hi", diff->hi,
+		                              "runs", paired_d ? "interleaved" : "separate"));
+	}
 	/* Symmetric in log space: an A/A spread of +8% also excuses -8%. */
 	double lo = fmin(ci.lo, 1.0 / ci.hi), hi = fmax(ci.hi, 1.0 / ci.lo);
 	if (lo < *band_lo)
@@ -478,13 +493,22 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 		json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
 		json_object_set_new(e, "per_call", json_boolean(pc));
 		int beyond_threshold = ci.hi < lo || ci.lo > hi;
-		int has_aa = aa_entry(ac, p, oa, m.key, e, &lo, &hi);
+		double th_lo = lo, th_hi = hi;
+		stats_interval d;
+		int have_d = 0;
+		int has_aa = aa_entry(ac, p, oa, ob, m.key, e, &lo, &hi, &d, &have_d);
 		int beyond_aa = ci.hi < lo || ci.lo > hi;
+		if (have_d) {
+			/* The A/A rule: B differs from the A/A copy beyond their combined uncertainty. */
+			beyond_aa = d.hi < 1 || d.lo > 1;
+			lo = th_lo;
+			hi = th_hi;
+		}
 		if (!paired) {
 			lo = fmin(lo, 1.0 / sep);
 			hi = fmax(hi, sep);
 		}
-		int effect = ci.hi < lo || ci.lo > hi;
+		int effect = (ci.hi < lo || ci.lo > hi) && (!have_d || beyond_aa);
 		if (block[0]) {
 			verdict = "not comparable";
 			add_reason(reason, sizeof reason, "%s", block);
@@ -492,7 +516,7 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 			verdict = ci.hi < lo ? "faster" : "slower";
 			if (!paired)
 				add_reason(reason, sizeof reason, "separate runs, but beyond the %.3gx allowance for them", sep);
-		} else if (!paired && beyond_aa) {
+		} else if (!paired && beyond_aa && beyond_threshold) {
 			verdict = "inconclusive: separate runs";
 			char apart[64] = "";
 			if (ta >= 0 && tb >= 0)
@@ -500,7 +524,11 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 			add_reason(reason, sizeof reason, "A and B were not interleaved in one run%s; a whole run can "
 			           "shift by up to %.3gx on a busy machine, and this difference is smaller; run both in "
 			           "one campaign (pqprof run --profiles A,B) to tell", apart, sep);
-		} else if (has_aa && beyond_threshold) {
+		} else if (has_aa && beyond_threshold && have_d && !beyond_aa) {
+			verdict = "no effect: within A/A spread";
+			add_reason(reason, sizeof reason, "B against the A/A copy: %.3f (%.3f-%.3f), which includes 1",
+			           d.estimate, d.lo, d.hi);
+		} else if (has_aa && beyond_threshold && !have_d) {
 			verdict = "no effect: within A/A spread";
 			add_reason(reason, sizeof reason, "the A/A pair differs by as much (%.3f-%.3f)",
 			           jp_num(e, "aa.lo", NAN), jp_num(e, "aa.hi", NAN));
@@ -517,6 +545,27 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 		}
 		if (widen[0])
 			add_reason(reason, sizeof reason, "environment: %s", widen);
+		/* What this comparison could have seen: the minimum detectable effect at 95%, 80% power. */
+		double df = paired ? (double)na - 1 : (double)(na + nb) - 2;
+		if (df < 1)
+			df = 1;
+		double se = (log(ci.hi) - log(ci.lo)) / (2 * stats_t975(df));
+		if (isfinite(se) && se >= 0) {
+			double mde = exp((stats_t975(df) + stats_t80(df)) * se) - 1;
+			json_object_set_new(e, "mde", json_real(mde));
+			json_object_set_new(e, "detectable", jfmt("this run would have detected a change of \u00b1%.2g%% or more",
+			                                          mde * 100.0));
+			/* Near the threshold: trials that would probably put the interval clear of its edge. */
+			double edge = log(ci.estimate) > 0 ? log(1.0 + th) : -log(1.0 + th);
+			double gap = fabs(log(ci.estimate) - edge);
+			if (strcmp(verdict, "inconclusive: near the threshold") == 0 && gap > 0 && se > 0) {
+				double f = se * stats_t975(df) / gap;
+				double trials = ceil(f * f * (double)(na > nb ? na : nb));
+				json_object_set_new(e, "settle_trials", json_real(trials));
+				add_reason(reason, sizeof reason, "about %.0f trials (--trials %.0f) would probably settle it", trials,
+				           trials);
+			}
+		}
 		json_object_set_new(e, "band_lo", json_real(lo));
 		json_object_set_new(e, "band_hi", json_real(hi));
 		json_object_set_new(e, "effect", json_boolean(strcmp(verdict, "faster") == 0 ||
@@ -900,13 +949,26 @@ static void timing_table(const json_t *res, rdoc *d, int level, const char *anch
 		}
 	}
 	int reasons = 0;
-	json_array_foreach(timing, i, e)
+	json_array_foreach(timing, i, e) {
 		if (jp_str(e, "reason", NULL)) {
 			if (!reasons++)
 				rdoc_list(d);
 			rdoc_item(d, "%s %s: %s — %s", jp_str(e, "instance", "?"), jp_str(e, "op", "?"),
 			          jp_str(e, "verdict", "?"), jp_str(e, "reason", ""));
 		}
+		if (jp_str(e, "detectable", NULL)) {
+			if (!reasons++)
+				rdoc_list(d);
+			if (jp(e, "var_process"))
+				rdoc_item(d, "%s %s: %s; %.0f processes, %.0f rounds; variance of the log ratio between processes "
+				          "%.2g, between rounds within a process %.2g", jp_str(e, "instance", "?"),
+				          jp_str(e, "op", "?"), jp_str(e, "detectable", ""), jp_num(e, "processes", NAN),
+				          jp_num(e, "rounds", NAN), jp_num(e, "var_process", NAN), jp_num(e, "var_round", NAN));
+			else
+				rdoc_item(d, "%s %s: %s", jp_str(e, "instance", "?"), jp_str(e, "op", "?"),
+				          jp_str(e, "detectable", ""));
+		}
+	}
 }
 
 static void function_tables(const json_t *res, rdoc *d, int level, const char *anchor)

@@ -458,7 +458,7 @@ int paired_run(const struct paired_config *cfg, json_t **record, pq_error *err)
 	/* The pilot: a few processes of a few rounds, for both variance components and the costs. */
 	for (int k = 0; k < PAIRED_PILOT_PROCESSES && rc == 0; k++) {
 		double left = budget - st.elapsed_s;
-		if (k > 0 && left <= 0)
+		if (k > 1 && left <= 0)  /* two processes at least: the interval needs them */
 			break;
 		rc = run_process(&st, PAIRED_PILOT_ROUNDS, left > 1 ? left / (double)(PAIRED_PILOT_PROCESSES - k) : 1, rec,
 		                 err);

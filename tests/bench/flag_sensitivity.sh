@@ -9,9 +9,10 @@
 # how often the A/A arm was called different, and the median interval
 # half-width.
 #
-# With PQPROF_BENCH_PAIR=planted the pair is the toy fixture scheme
-# against the same code doing about 3% more work per call
-# (-DTOY_EXTRA_ROUNDS=12, outputs unchanged), which a study must call.
+# With PQPROF_BENCH_PAIR=planted the pair is the NGCC toy fixture tree
+# against the same code doing about 3% more work per call in every
+# operation (-DTOY_EXTRA_ROUNDS=12, outputs unchanged), which a study must
+# call.
 #
 # Targets (the flag-study issue): the -O3 change in sign called in at
 # least 9 of 10 studies, the A/A arm in at most 1 of 10, the median
@@ -36,7 +37,7 @@ sphincs)
 	set -- --quick --profile O2=-O2 --profile O3=-O3 --aa
 	want="candidate O3 called in >= 9 of 10 for sign; A/A in <= 1 of 10; median half-width <= 1.5%" ;;
 planted)
-	target=$top_srcdir/tests/fixtures/campaign/toy.json
+	target=$top_srcdir/tests/fixtures/ngcc-toy
 	set -- --profile base=-O2 --profile plus3="-O2 -DTOY_EXTRA_ROUNDS=12" --aa
 	want="candidate plus3 (about 3% more work) called in >= 8 of 10" ;;
 *)
