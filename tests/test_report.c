@@ -1057,6 +1057,30 @@ START_TEST(test_compare_aa_spread)
 	ck_assert_str_eq(jp_str(e, "verdict", ""), "faster");
 	ck_assert(jp_num(e, "hi", 1) < 0.65 && jp(e, "aa") != NULL);
 	json_decref(res);
+	/*
+	 * The A/A rule tests B against the A/A copy from the same rounds, not
+	 * interval bound against bound: A ran steady, while B and the A/A copy
+	 * met the same slow spells, so each one's ratio to A is uncertain and
+	 * their intervals overlap; B against the copy, round by round, is 6%
+	 * and certain (the spells cancel in that ratio).
+	 */
+	put_json(a, "Toy-96__sign.json", timed_record("harness-default", "sign", 1000, flat, 6, 5, T0, T1, 2, "h1"));
+	json_t *aa4 = timed_record("harness-default-aa", "sign", 1040, spells, 6, 7, T0, T1, 2, "h1");
+	json_object_set_new(aa4, "aa_of", json_string("harness-default"));
+	put_json(a, "Toy-96-aa__sign.json", aa4);
+	put_json(b, "Toy-96__sign.json", timed_record("performance", "sign", 1100, spells, 6, 9, T0, T1, 2, "h1"));
+	res = run_compare(a, b, &err, &rc);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	e = verdict_of(res, "sign");
+	ck_assert_str_eq(jp_str(e, "verdict", ""), "slower");
+	ck_assert(jp_num(e, "aa.difference.lo", 0) > 1.03);
+	ck_assert(jp_num(e, "lo", 0) < jp_num(e, "aa.hi", 0));  /* bound against bound would see no effect */
+	ck_assert(jp_str(e, "detectable", NULL) != NULL);
+	fprintf(stderr, "aa rule: B %.4f (%.4f-%.4f), A/A %.4f (%.4f-%.4f), B/AA %.4f (%.4f-%.4f)\n", jp_num(e, "ratio", 0),
+	        jp_num(e, "lo", 0), jp_num(e, "hi", 0), jp_num(e, "aa.ratio", 0), jp_num(e, "aa.lo", 0),
+	        jp_num(e, "aa.hi", 0), jp_num(e, "aa.difference.ratio", 0), jp_num(e, "aa.difference.lo", 0),
+	        jp_num(e, "aa.difference.hi", 0));
+	json_decref(res);
 	/* The baseline against a set holding only its A/A arm still pairs. */
 	rm_rf(b);
 	make_tmpdir(b, sizeof b);

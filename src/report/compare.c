@@ -499,8 +499,8 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 		int has_aa = aa_entry(ac, p, oa, ob, m.key, e, &lo, &hi, &d, &have_d);
 		int beyond_aa = ci.hi < lo || ci.lo > hi;
 		if (have_d) {
-			/* The A/A rule: B differs from the A/A copy beyond their combined uncertainty. */
-			beyond_aa = d.hi < 1 || d.lo > 1;
+			/* The A/A rule: B differs from the A/A copy beyond their combined uncertainty, and by more than the threshold. */
+			beyond_aa = (d.hi < 1 || d.lo > 1) && (d.estimate < th_lo || d.estimate > th_hi);
 			lo = th_lo;
 			hi = th_hi;
 		}
@@ -508,12 +508,22 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 			lo = fmin(lo, 1.0 / sep);
 			hi = fmax(hi, sep);
 		}
-		int effect = (ci.hi < lo || ci.lo > hi) && (!have_d || beyond_aa);
+		/*
+		 * With an A/A arm the statistical test is B against the copy (beyond_aa); B's
+		 * ratio to A must lie beyond the threshold too (and, for separate runs, its
+		 * interval beyond their allowance).  Without one, B's interval must clear the band.
+		 */
+		int effect = have_d ? beyond_aa && (ci.estimate < th_lo || ci.estimate > th_hi) &&
+		                      (d.estimate > 1) == (ci.estimate > 1) && (paired || ci.hi < lo || ci.lo > hi)
+		                    : ci.hi < lo || ci.lo > hi;
 		if (block[0]) {
 			verdict = "not comparable";
 			add_reason(reason, sizeof reason, "%s", block);
 		} else if (effect) {
-			verdict = ci.hi < lo ? "faster" : "slower";
+			verdict = (have_d ? ci.estimate < 1 : ci.hi < lo) ? "faster" : "slower";
+			if (have_d)
+				add_reason(reason, sizeof reason, "B against the A/A copy from the same rounds: %.3f (%.3f-%.3f)",
+				           d.estimate, d.lo, d.hi);
 			if (!paired)
 				add_reason(reason, sizeof reason, "separate runs, but beyond the %.3gx allowance for them", sep);
 		} else if (!paired && beyond_aa && beyond_threshold) {
@@ -526,8 +536,8 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 			           "one campaign (pqprof run --profiles A,B) to tell", apart, sep);
 		} else if (has_aa && beyond_threshold && have_d && !beyond_aa) {
 			verdict = "no effect: within A/A spread";
-			add_reason(reason, sizeof reason, "B against the A/A copy: %.3f (%.3f-%.3f), which includes 1",
-			           d.estimate, d.lo, d.hi);
+			add_reason(reason, sizeof reason, "B against the A/A copy from the same rounds: %.3f (%.3f-%.3f), %s",
+			           d.estimate, d.lo, d.hi, d.hi < 1 || d.lo > 1 ? "within the practical threshold" : "which includes 1");
 		} else if (has_aa && beyond_threshold && !have_d) {
 			verdict = "no effect: within A/A spread";
 			add_reason(reason, sizeof reason, "the A/A pair differs by as much (%.3f-%.3f)",
