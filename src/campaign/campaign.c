@@ -97,6 +97,7 @@ struct campaign {
 	int done, total;
 	double t0, step_time_sum;
 	int steps_timed;
+	int paired_said;            /* paired studies summarised on o->summary so far */
 	/* A write failed (disk full, I/O error, read-only): stop, and say which file. */
 	int stopped;
 	pq_error stop_err;
@@ -1188,6 +1189,32 @@ static int instance_builds(struct campaign *c, const struct unit *first, int *wh
 	return n;
 }
 
+/* The closing lines of one paired study, on the summary stream. */
+static void paired_summary(struct campaign *c, const struct unit *base, enum pq_op op, const json_t *r)
+{
+	FILE *f = c->o->summary;
+	if (!f)
+		return;
+	if (!c->paired_said++)
+		fprintf(f, "\npaired studies (ratio to the baseline profile %s, 95%% interval; every build in one runner, "
+		        "round by round):\n", base->profile);
+	const char *st = json_string_value(json_object_get(r, "status"));
+	if (!st || strcmp(st, "ok") != 0) {
+		fprintf(f, "  %-28s %-7s failed: %s\n", base->instance, pq_op_name(op),
+		        json_string_value(json_object_get(json_object_get(r, "failure"), "reason")) ?: "?");
+		return;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(r, "comparisons"), i, e)
+		fprintf(f, "  %-28s %-7s %-14s %6.3f (%.3f-%.3f)  %s; %s\n", base->instance, pq_op_name(op),
+		        json_string_value(json_object_get(e, "candidate")) ?: "?",
+		        json_number_value(json_object_get(e, "ratio")), json_number_value(json_object_get(e, "lo")),
+		        json_number_value(json_object_get(e, "hi")), json_string_value(json_object_get(e, "verdict")) ?: "?",
+		        json_string_value(json_object_get(e, "detectable")) ?: "");
+	fprintf(f, "  %-28s %-7s %s\n", "", "", json_string_value(json_object_get(r, "stop_reason")) ?: "");
+}
+
 /* Progress steps of the paired step: one per baseline unit and operation of a flag study. */
 static int paired_steps(const struct campaign *c)
 {
@@ -1263,6 +1290,7 @@ static void paired_all(struct campaign *c, json_t *env)
 				if (rc < 0 && !json_object_get(r, "failure_kind"))
 					json_object_set_new(r, "failure_kind", json_string(blame_kind(-rc)));
 				json_object_set_new(r, "profile", json_string(base->profile));
+				paired_summary(c, base, ops[j], r);
 				relative_log(c, r);
 				if (!c->stopped)
 					put_record(c, rec, r);

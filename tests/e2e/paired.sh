@@ -51,6 +51,7 @@ expect_grep "$C" '"resampled": "processes"' "its interval resamples processes"
 expect_grep "$WORK/out" 'CPU time, paired in-process: slower' "the closing comparison: paired, slower"
 expect_grep "$WORK/out" 'this run would have detected a change of' "the closing comparison says what the run could see"
 expect_grep "$WORK/a/report.md" 'paired in-process' "the report's comparison section names the pairing"
+expect_grep "$WORK/out" "^paired studies \(ratio to the baseline profile base" "the paired studies summarised after the run"
 
 # Resumed: a finished study is not run again.
 expect_rc 0 "the same command again" -- "$PQPROF" run "$T" --out "$WORK/a" --profile base=-O2 \
