@@ -27,3 +27,6 @@ sh "$top_srcdir/tests/bench/trace_size.sh"
 echo
 echo "== large images (a generated 64 MiB .rodata table) =="
 sh "$top_srcdir/tests/bench/large_image.sh"
+echo
+echo "== a heavy package (Sable: CMake levels, a 64 MiB generated basis, a keygen of seconds) =="
+sh "$top_srcdir/tests/bench/heavy_package.sh"
