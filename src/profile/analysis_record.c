@@ -343,7 +343,13 @@ static json_t *calls_json(const struct analysis *a, const struct op_tally *t, co
 #define MAX_CALLERS 32
 #define MAX_GROUP_FILES 16
 
-/* The source files that define the groups' functions (absolute, as DWARF names them). */
+/* The competition's helpers (placeholder hash functions) and DRNG: never the scheme's own primitives. */
+static int iccs_group(const char *name)
+{
+	return strcmp(name, "hash") == 0 || strcmp(name, "drng") == 0;
+}
+
+/* The source files that define the functions of the hash and drng groups (absolute, as DWARF names them). */
 struct group_files {
 	char *path[MAX_GROUP_FILES];
 	size_t n;
@@ -392,6 +398,7 @@ static int has_string(json_t *arr, const char *s)
  * that define them (the ICCS helper file's internals), are not callers.
  * Null when the library cannot be read any more.  Report section 7 names
  * the file that routes hashing into the placeholder functions from this.
+ * The files of the hash and drng groups go into gf (NULL for other groups).
  */
 static void group_callers(const struct analysis *a, json_t *o, const char *const *globs, size_t nglobs,
                           struct group_files *gf)
@@ -411,8 +418,8 @@ static void group_callers(const struct analysis *a, json_t *o, const char *const
 		const char *shown = analysis_source_display(a, f);
 		if (!has_string(defined_in, shown))
 			json_array_append_new(defined_in, json_string(shown));
-		int known = 0;
-		for (size_t k = 0; k < gf->n && !known; k++)
+		int known = !gf;
+		for (size_t k = 0; gf && k < gf->n && !known; k++)
 			known = strcmp(gf->path[k], f) == 0;
 		if (!known && gf->n < MAX_GROUP_FILES && (gf->path[gf->n] = strdup(f)))
 			gf->n++;
@@ -482,7 +489,7 @@ static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint6
 		for (char *save = NULL, *tk = strtok_r(buf, ",", &save); tk; tk = strtok_r(NULL, ",", &save))
 			json_array_append_new(globs, json_string(tk));
 		json_t *o = json_pack("{s:s, s:o}", "name", groups_name(a->groups, g), "globs", globs);
-		group_presence(a, o, globs, gf);
+		group_presence(a, o, globs, iccs_group(groups_name(a->groups, g)) ? gf : NULL);
 		double lo, hi, share = samples ? (double)hits[g] / (double)samples : 0;
 		groups_wilson95(hits[g], samples, &lo, &hi);
 		json_object_set_new(o, "samples", json_integer((json_int_t)hits[g]));
@@ -517,8 +524,8 @@ static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint6
 
 /*
  * The scheme's own symmetric primitives (profile/families.h); the files
- * that define the groups' functions (the competition's helper files, with
- * their own SM3) are not the scheme's own.
+ * that define the hash and drng groups' functions (the competition's
+ * helper files, with their own SM3) are not the scheme's own.
  */
 static json_t *families_json(const struct analysis *a, const uint64_t *fhits, uint64_t samples,
                              const struct group_files *gf)
@@ -646,7 +653,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	/* The competition's helpers and DRNG are not the scheme's own primitives. */
 	unsigned char *iccs = calloc(ng + 1, 1);
 	for (size_t g = 0; iccs && g < ng; g++)
-		iccs[g] = strcmp(groups_name(a->groups, g), "hash") == 0 || strcmp(groups_name(a->groups, g), "drng") == 0;
+		iccs[g] = (unsigned char)iccs_group(groups_name(a->groups, g));
 	for (size_t f = 0; func_fam && f < a->nfuncs; f++)
 		func_fam[f] = (unsigned char)family_match_name(a->funcs[f].name);
 	const char **names = NULL;
