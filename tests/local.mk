@@ -12,6 +12,8 @@ TESTS += tests/e2e/build_bench.sh tests/e2e/kat_gate.sh tests/e2e/memory.sh test
 TESTS += tests/e2e/shard_merge.sh tests/e2e/lab.sh tests/e2e/flag_profiles.sh tests/e2e/paired.sh
 # Whole submission packages: pqprof scan, run --dry-run and package campaigns.
 TESTS += tests/e2e/packages.sh
+# A heavy package as the reference reports have them (SQIsign2D-shaped): run --quick end to end.
+TESTS += tests/e2e/heavy_package.sh
 EXTRA_DIST += tests/e2e tests/fixtures
 # CI scripts (.ci/run calls them).
 EXTRA_DIST += tests/ci

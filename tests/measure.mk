@@ -24,6 +24,7 @@ TESTS += tests/e2e/op_budget.sh
 EXTRA_DIST += tests/e2e/op_budget.sh
 
 # Large images: a generated read-only table named in sizes and the report
-# (16 MiB here; tests/bench/large_image.sh times the 64 MiB case).
+# (16 MiB here; tests/bench/large_image.sh times the 64 MiB case, and
+# tests/bench/heavy_package.sh the Sable package's 64 MiB level).
 TESTS += tests/e2e/large_image.sh
 EXTRA_DIST += tests/e2e/large_image.sh

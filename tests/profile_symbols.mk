@@ -11,5 +11,9 @@ EXTRA_DIST += \
 	tests/fixtures/symbols/libbig.c \
 	tests/fixtures/families/sha2.c \
 	tests/fixtures/families/keccak_round.S \
+	tests/fixtures/callers/placeholder.c \
+	tests/fixtures/callers/glue.c \
+	tests/fixtures/callers/scheme.c \
+	tests/fixtures/callers/inline_hash.h \
 	tests/fixtures/symbols/libplt.c
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;

@@ -694,6 +694,67 @@ START_TEST(test_plain_dir_tsc_label)
 }
 END_TEST
 
+/* A profile record of `name` whose hash group has the given callers (profile/call_sites.h). */
+static json_t *glue_profile(const char *name, json_t *callers)
+{
+	json_t *p = profile_record(name, "sign", 1);
+	json_t *hash = json_array_get(json_object_get(p, "groups"), 0);
+	json_object_set_new(hash, "callers", callers);
+	json_object_set_new(hash, "defined_in", json_pack("[s]", "src/iccs/auxfunc.c"));
+	json_object_set_new(p, "families", json_pack("[{s:s, s:s, s:b, s:s, s:i, s:f, s:f, s:f}]", "name", "keccak",
+	                                             "label", "Keccak/SHAKE", "present", 1, "example", "fips202.c",
+	                                             "samples", 0, "share", 0.0, "lo", 0.0, "hi", 0.001));
+	return p;
+}
+
+START_TEST(test_survey_names_glue)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	/* One glue file (two functions in it); a second file calls only pseudohash, which
+	 * ran too (102 calls per op in profile_record): both are named. */
+	put_json(dir, "Glue-1__sign.profile.json",
+	         glue_profile("Glue-1", json_pack("[{s:s, s:s, s:[s], s:i}, {s:s, s:s, s:[s], s:i}]", "function",
+	                                          "sable_xof_absorb", "file", "src/iccs/xof_glue.c", "calls", "pseudoXOF",
+	                                          "sites", 1, "function", "sable_xof", "file", "src/iccs/xof_glue.c",
+	                                          "calls", "pseudoXOF", "sites", 1)));
+	put_json(dir, "Glue-2__sign.profile.json",
+	         glue_profile("Glue-2", json_pack("[{s:s, s:s, s:[s], s:i}, {s:s, s:s, s:[s], s:i}]", "function",
+	                                          "xof_squeeze", "file", "src/xof.c", "calls", "pseudoXOF", "sites", 2,
+	                                          "function", "h512", "file", "src/hash.c", "calls", "pseudohash",
+	                                          "sites", 1)));
+	/* A caller of a placeholder function that never ran is no glue; without DWARF, functions. */
+	json_t *p3 = glue_profile("Glue-3", json_pack("[{s:s, s:[s], s:i}, {s:s, s:s, s:[s], s:i}]", "function",
+	                                               "sable_xof", "calls", "pseudoXOF", "sites", 1, "function",
+	                                               "old_sm3", "file", "src/compat.c", "calls", "sm3hash",
+	                                               "sites", 1));
+	put_json(dir, "Glue-3__sign.profile.json", p3);
+	/* Records from before pqprof looked for callers: the verdict as it was. */
+	put_json(dir, "Glue-4__sign.profile.json", profile_record("Glue-4", "sign", 1));
+	struct record_set *rs = NULL;
+	pq_error err = { 0 };
+	ck_assert_msg(record_set_load(dir, &rs, &err) == 0, "%s", err.msg);
+	ck_assert_msg(report_write_set(rs, NULL, &err) == 0, "%s", err.msg);
+	record_set_free(rs);
+	char *md = slurp(dir, "report.md");
+	const char *want[] = {
+		"Survey verdict, per instance:",
+		"- Glue-1: ICCS-only — xof glue in src/iccs/xof_glue.c (pseudohash, pseudoXOF); own Keccak/SHAKE present "
+		"but unused",
+		"- Glue-2: ICCS-only — hash/xof glue in src/xof.c, src/hash.c (pseudohash, pseudoXOF); own Keccak/SHAKE "
+		"present but unused",
+		"- Glue-3: ICCS-only — xof glue in sable_xof (no DWARF line table: functions) (pseudohash, pseudoXOF); own "
+		"Keccak/SHAKE present but unused",
+		"- Glue-4: ICCS-only — hashing through pseudohash, pseudoXOF\n",
+		"The glue named with the verdict is the source file whose code calls the placeholder functions directly",
+	};
+	assert_in_order(md, want, (int)(sizeof want / sizeof want[0]));
+	ck_assert_msg(strstr(md, "src/compat.c") == NULL, "a caller of sm3hash, which never ran, named as glue");
+	free(md);
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_bad_json_names_file)
 {
 	char dir[64];
@@ -1292,6 +1353,7 @@ static Suite *report_suite(void)
 	tcase_add_test(r, test_csv_rows);
 	tcase_add_test(r, test_leak_records);
 	tcase_add_test(r, test_plain_dir_tsc_label);
+	tcase_add_test(r, test_survey_names_glue);
 	tcase_add_test(r, test_bad_json_names_file);
 	tcase_add_test(r, test_chart_scale);
 	tcase_add_test(r, test_escapes);

@@ -1,6 +1,7 @@
 /*
- * Check suite for the symbolizer (src/profile/symbolizer.c) and the ELF
- * size analysis (src/measure/elf_size.c).  The fixture objects under
+ * Check suite for the symbolizer (src/profile/symbolizer.c), the ELF
+ * size analysis (src/measure/elf_size.c), the hash/XOF family finder
+ * (src/profile/families.c) and the caller finder (src/profile/call_sites.c).  The fixture objects under
  * tests/fixtures/symbols/ are compiled once per run into a temporary
  * directory with $CC; the addresses the tests resolve come from the
  * dynamic loader (dlopen/dlsym/dladdr, /proc/self/maps), never from the
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "measure/elf_size.h"
+#include "profile/call_sites.h"
 #include "profile/families.h"
 #include "profile/symbolizer.h"
 
@@ -36,6 +38,9 @@ static char lib_plt[PATH_MAX + 32];
 static char obj_rel[PATH_MAX + 32];
 static char lib_fam[PATH_MAX + 32];     /* families fixture, -g */
 static char lib_fam_nog[PATH_MAX + 32]; /* the same without DWARF */
+static char lib_calls[PATH_MAX + 32];   /* call-sites fixture, bound locally (as instance libraries are) */
+static char lib_calls_plt[PATH_MAX + 32]; /* the same, plain -fPIC: calls through the PLT */
+static char lib_calls_nog[PATH_MAX + 32]; /* bound locally, without DWARF */
 static unsigned helper_line, call_line;
 
 static int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -550,6 +555,18 @@ static int build_fixtures(void)
 	    shell("%s -shared -fPIC -O2 -g -o %s %s/sha2.c %s/keccak_round.o", cc, lib_fam, famdir, w) ||
 	    shell("%s -shared -fPIC -O2 -o %s %s/sha2.c %s/nog/keccak_round.o", cc, lib_fam_nog, famdir, w))
 		return -1;
+	char calldir[PATH_MAX + 32];
+	snprintf(calldir, sizeof calldir, "%s/../callers", s);
+	snprintf(lib_calls, sizeof lib_calls, "%s/libcalls.so", w);
+	snprintf(lib_calls_plt, sizeof lib_calls_plt, "%s/libcalls-plt.so", w);
+	snprintf(lib_calls_nog, sizeof lib_calls_nog, "%s/libcalls-nog.so", w);
+	const char *cd = calldir;
+	if (shell("%s -shared -fPIC -O2 -g -fno-semantic-interposition -Wl,-Bsymbolic-functions -o %s %s/placeholder.c "
+	          "%s/glue.c %s/scheme.c", cc, lib_calls, cd, cd, cd) ||
+	    shell("%s -shared -fPIC -O2 -g -o %s %s/placeholder.c %s/glue.c %s/scheme.c", cc, lib_calls_plt, cd, cd, cd) ||
+	    shell("%s -shared -fPIC -O2 -fno-semantic-interposition -Wl,-Bsymbolic-functions -o %s %s/placeholder.c "
+	          "%s/glue.c %s/scheme.c", cc, lib_calls_nog, cd, cd, cd))
+		return -1;
 	helper_line = tag_line("libsym.c", "/* @helper-line */");
 	call_line = tag_line("libsym.c", "/* @call-line */");
 	if (!helper_line || !call_line) {
@@ -592,7 +609,7 @@ START_TEST(families_from_symbols_and_dwarf)
 {
 	struct family_presence fp;
 	pq_error err = { 0 };
-	ck_assert_msg(families_in_library(lib_fam, &fp, &err) == 0, "%s", err.msg);
+	ck_assert_msg(families_in_library(lib_fam, NULL, 0, &fp, &err) == 0, "%s", err.msg);
 	ck_assert(fp.dwarf);
 	/* the assembly routine by name and by its DWARF file */
 	ck_assert(fp.by_symbol & 1u << 0);
@@ -604,14 +621,127 @@ START_TEST(families_from_symbols_and_dwarf)
 	ck_assert_uint_eq((fp.by_symbol | fp.by_file) & (1u << 2 | 1u << 3), 0);
 
 	/* without DWARF the symbol names are all there is */
-	ck_assert_msg(families_in_library(lib_fam_nog, &fp, &err) == 0, "%s", err.msg);
+	ck_assert_msg(families_in_library(lib_fam_nog, NULL, 0, &fp, &err) == 0, "%s", err.msg);
 	ck_assert(!fp.dwarf);
 	ck_assert_uint_eq(fp.by_file, 0);
 	ck_assert_uint_eq(fp.by_symbol, 1u << 0);
 	ck_assert_str_eq(fp.example[0], "KeccakP1600_Permute_24rounds");
 
-	ck_assert_int_lt(families_in_library("/nonexistent/libx.so", &fp, &err), 0);
+	/* the competition's helper files are not the scheme's own: a file left out takes its functions along */
+	char skip[PATH_MAX + 64];
+	snprintf(skip, sizeof skip, "%s/../families/./sha2.c", srcdir);
+	const char *const skips[] = { skip };
+	ck_assert_msg(families_in_library(lib_fam, skips, 1, &fp, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq((fp.by_symbol | fp.by_file) & 1u << 1, 0);
+	ck_assert(fp.by_file & 1u << 0);
+	snprintf(skip, sizeof skip, "%s/../families/keccak_round.S", srcdir);
+	ck_assert_msg(families_in_library(lib_fam, skips, 1, &fp, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq((fp.by_symbol | fp.by_file) & 1u << 0, 0);
+	ck_assert(fp.by_file & 1u << 1);
+	/* without DWARF nothing says which file a function is from: it stays */
+	ck_assert_msg(families_in_library(lib_fam_nog, skips, 1, &fp, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(fp.by_symbol, 1u << 0);
+
+	ck_assert_int_lt(families_in_library("/nonexistent/libx.so", NULL, 0, &fp, &err), 0);
 	ck_assert(strstr(err.msg, "/nonexistent/libx.so") != NULL);
+}
+END_TEST
+
+/* ---- call sites (src/profile/call_sites.c) ---- */
+
+static const char *const placeholder_globs[] = { "pseudohash", "pseudoXOF", "sm3hash" };
+
+/* The site whose caller starts with `caller` and calls `callee`; NULL when none. */
+static const struct call_site *site_of(const struct call_sites *cs, const char *caller, const char *callee)
+{
+	for (size_t i = 0; i < cs->nsites; i++)
+		if (cs->sites[i].caller && strncmp(cs->sites[i].caller, caller, strlen(caller)) == 0 &&
+		    strcmp(cs->targets[cs->sites[i].target].name, callee) == 0)
+			return &cs->sites[i];
+	return NULL;
+}
+
+START_TEST(callers_from_code_and_dwarf)
+{
+	struct call_sites cs;
+	pq_error err = { 0 };
+	ck_assert_msg(call_sites_find(lib_calls, placeholder_globs, 3, &cs, &err) == 0, "%s", err.msg);
+	ck_assert(cs.dwarf);
+	ck_assert_uint_eq(cs.ntargets, 2); /* no sm3hash in the library */
+	for (size_t i = 0; i < cs.ntargets; i++) {
+		ck_assert_msg(cs.targets[i].addr != 0, "%s has no address", cs.targets[i].name);
+		ck_assert_str_eq(base_name(cs.targets[i].file), "placeholder.c");
+	}
+	/* the glue: a call and a tail jump, in glue.c */
+	const struct call_site *g = site_of(&cs, "glue_xof", "pseudoXOF");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_str_eq(base_name(g->file), "glue.c");
+	ck_assert(!g->caller_is_target);
+	const struct call_site *t = site_of(&cs, "glue_xof_tail", "pseudoXOF");
+	ck_assert_ptr_nonnull(t);
+	ck_assert(t->tail);
+	ck_assert_str_eq(base_name(t->file), "glue.c");
+	/* an inlined wrapper: the function is the caller, the file the wrapper's */
+	const struct call_site *in = site_of(&cs, "scheme_sign", "pseudohash");
+	ck_assert_ptr_nonnull(in);
+	ck_assert_str_eq(base_name(in->file), "inline_hash.h");
+	/* the scheme reaches pseudoXOF only through the glue */
+	ck_assert_ptr_null(site_of(&cs, "scheme_sign", "pseudoXOF"));
+	/* inside the placeholder file: a placeholder calling another, and a local helper */
+	const struct call_site *self = site_of(&cs, "pseudohash", "pseudoXOF");
+	if (self)
+		ck_assert(self->caller_is_target);
+	const struct call_site *helper = site_of(&cs, "expand", "pseudoXOF");
+	ck_assert_ptr_nonnull(helper);
+	ck_assert(!helper->caller_is_target);
+	ck_assert_str_eq(base_name(helper->file), "placeholder.c");
+	for (size_t i = 1; i < cs.nsites; i++)
+		ck_assert(cs.sites[i - 1].addr < cs.sites[i].addr);
+	call_sites_free(&cs);
+}
+END_TEST
+
+START_TEST(callers_through_the_plt)
+{
+	struct call_sites cs;
+	pq_error err = { 0 };
+	ck_assert_msg(call_sites_find(lib_calls_plt, placeholder_globs, 3, &cs, &err) == 0, "%s", err.msg);
+	size_t x = 0;
+	while (x < cs.ntargets && strcmp(cs.targets[x].name, "pseudoXOF") != 0)
+		x++;
+	ck_assert_uint_lt(x, cs.ntargets);
+	ck_assert_msg(cs.targets[x].plt != 0, "pseudoXOF has no PLT stub in the plain -fPIC library");
+	const struct call_site *g = site_of(&cs, "glue_xof", "pseudoXOF");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_str_eq(base_name(g->file), "glue.c");
+	call_sites_free(&cs);
+}
+END_TEST
+
+START_TEST(callers_without_dwarf_and_errors)
+{
+	struct call_sites cs;
+	pq_error err = { 0 };
+	ck_assert_msg(call_sites_find(lib_calls_nog, placeholder_globs, 3, &cs, &err) == 0, "%s", err.msg);
+	ck_assert(!cs.dwarf);
+	const struct call_site *g = site_of(&cs, "glue_xof", "pseudoXOF");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_ptr_null(g->file);
+	call_sites_free(&cs);
+
+	/* globs matching nothing: no target, no site, no error */
+	const char *none[] = { "no_such_function_*" };
+	ck_assert_int_eq(call_sites_find(lib_calls, none, 1, &cs, &err), 0);
+	ck_assert_uint_eq(cs.ntargets + cs.nsites, 0);
+	call_sites_free(&cs);
+
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/absent.so", workdir);
+	ck_assert_int_eq(call_sites_find(path, placeholder_globs, 3, &cs, &err), -PQ_EIO);
+	ck_assert(strstr(err.msg, path) != NULL);
+	snprintf(path, sizeof path, "%s/../callers/glue.c", srcdir);
+	ck_assert_int_eq(call_sites_find(path, placeholder_globs, 3, &cs, &err), -PQ_EINPUT);
+	ck_assert_msg(strstr(err.msg, "not an ELF file") != NULL, "%s", err.msg);
 }
 END_TEST
 
@@ -635,6 +765,11 @@ static Suite *symbols_suite(void)
 	tcase_add_test(tf, family_names_at_word_starts);
 	tcase_add_test(tf, families_from_symbols_and_dwarf);
 	suite_add_tcase(s, tf);
+	TCase *tcs = tcase_create("call_sites");
+	tcase_add_test(tcs, callers_from_code_and_dwarf);
+	tcase_add_test(tcs, callers_through_the_plt);
+	tcase_add_test(tcs, callers_without_dwarf_and_errors);
+	suite_add_tcase(s, tcs);
 	TCase *te = tcase_create("elf_size");
 	tcase_add_test(te, elf_size_tables);
 	tcase_add_test(te, elf_size_errors);

@@ -904,7 +904,8 @@ static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, jso
 	struct record_ctx ctx = { .instance = desc, .environment = env };
 	json_t *r = NULL;
 	pq_error err = { 0 };
-	record_sizes(&mo, 20, 10, &ctx, &r, &err);
+	/* An operation budget bounds the size sampling too: keygen may take seconds. */
+	record_sizes(&mo, 20, c->o->op_budget_s, 10, &ctx, &r, &err);
 	put_measure(c, u, "sizes", rec, r, &err);
 }
 
@@ -1331,7 +1332,8 @@ static void interposition_all(struct campaign *c, json_t *env)
 			struct interpose_check_opts io = {
 				.local_lib = c->o->plain_pic ? lib : u->lib, .plain_lib = c->o->plain_pic ? u->lib : lib,
 				.ops = ops, .nops = nops, .trials = c->o->trials > 0 ? c->o->trials : 5,
-				.target_s = target > 0.3 ? 0.3 : target, .events = c->o->events, .cpu = c->o->cpu,
+				.target_s = target > 0.3 ? 0.3 : target, .op_budget_s = c->o->op_budget_s,
+				.events = c->o->events, .cpu = c->o->cpu,
 				.timeout_s = c->o->timeout_s, .command = c->o->command, .instance = desc, .environment = env,
 				.measured_plain = c->o->plain_pic,
 			};

@@ -111,11 +111,14 @@ int interpose_check_run(const struct interpose_check_opts *o, json_t **record, p
 		json_object_set(rec, "instance", o->instance);
 	if (o->environment)
 		json_object_set(rec, "environment", o->environment);
+	if (o->op_budget_s > 0)
+		json_object_set_new(rec, "op_budget_s", json_real(o->op_budget_s));
 	json_t *ops = json_object();
 	json_object_set_new(rec, "ops", ops);
 	for (int i = 0; i < o->nops; i++) {
 		struct bench_config cfg = {
-			.op = o->ops[i], .trials = o->trials < 3 ? 3 : o->trials, .target_s = o->target_s, .events = o->events,
+			.op = o->ops[i], .trials = o->trials < 3 ? 3 : o->trials, .target_s = o->target_s,
+			.op_budget_s = o->op_budget_s, .events = o->events,
 			.cpu = o->cpu, .timeout_s = o->timeout_s, .mlen = 64, .command = o->command, .instance = o->instance,
 			.environment = o->environment,
 		};

@@ -26,6 +26,7 @@ struct interpose_check_opts {
 	int nops;
 	int trials;                 /* paired rounds, at least 3 */
 	double target_s;            /* per trial */
+	double op_budget_s;         /* per operation and library form, as bench's --op-budget (0 = none) */
 	const char *events;
 	int cpu;
 	double timeout_s;

@@ -18,7 +18,7 @@
 #include <string.h>
 
 static const char usage[] =
-	"pqprof kat LIB [--vectors FILE | --manifest kat.sha256] [--records N] [--timeout S]\n"
+	"pqprof kat LIB [--vectors FILE] [--manifest kat.sha256] [--records N] [--timeout S]\n"
 	"               [--emit FILE] [--records-dir DIR] [--no-search] [--sibling LIB|NAME=PK,SK,SIG]...";
 
 int cmd_kat(int argc, char **argv)
@@ -30,7 +30,8 @@ int cmd_kat(int argc, char **argv)
 	struct opt_list siblings = { 0 };
 	const struct option_spec specs[] = {
 		{ OPT_STRING, 0, "vectors", &vectors, "FILE", "expected KAT file (KAT_SIG_*.txt, PQCsignKAT_*.rsp, ...)" },
-		{ OPT_STRING, 0, "manifest", &manifest, "FILE", "kat.sha256 manifest instead of vectors" },
+		{ OPT_STRING, 0, "manifest", &manifest, "FILE",
+		  "kat.sha256 manifest: its digest decides (--vectors, the file it describes, then explains a MISMATCH)" },
 		{ OPT_INT, 0, "records", &records, "N", "records to produce and compare (default: 10 NGCC, 100 NIST)" },
 		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit for the whole replay (default 900)" },
 		{ OPT_STRING, 0, "emit", &emit, "FILE", "write the vectors the instance produces" },
@@ -45,7 +46,7 @@ int cmd_kat(int argc, char **argv)
 	int status, np = cmd_parse("kat", argc, argv, usage, specs, pos, 1, &status);
 	if (np < 0)
 		return status;
-	if (np != 1 || records < 0 || (vectors && manifest)) {
+	if (np != 1 || records < 0) {
 		options_usage(stderr, usage, specs);
 		return PQ_EUSAGE;
 	}

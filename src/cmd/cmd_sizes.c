@@ -17,15 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "pqprof sizes LIB [--runs N] [--top N] [--records DIR] [--json]";
+static const char usage[] = "pqprof sizes LIB [--runs N] [--seconds S] [--top N] [--records DIR] [--json]";
 
 int cmd_sizes(int argc, char **argv)
 {
 	const char *dir = "records";
 	long runs = 20, top = 10;
+	double seconds = 0;
 	int json = 0;
 	const struct option_spec specs[] = {
 		{ OPT_INT, 0, "runs", &runs, "N", "keygen+sign runs under different seeds (default 20)" },
+		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "stop sampling once S seconds are spent (two runs at least)" },
 		{ OPT_INT, 0, "top", &top, "N", "largest symbols to list (default 10)" },
 		{ OPT_STRING, 0, "records", &dir, "DIR", "write the sizes record here (default ./records)" },
 		{ OPT_FLAG, 0, "json", &json, NULL, "print the record as JSON" },
@@ -48,7 +50,7 @@ int cmd_sizes(int argc, char **argv)
 	struct record_ctx ctx = { .instance = desc };
 	json_t *rec = NULL;
 	pq_error serr = { 0 };
-	int r = record_sizes(&mo, runs, (size_t)top, &ctx, &rec, &serr);
+	int r = record_sizes(&mo, runs, seconds, (size_t)top, &ctx, &rec, &serr);
 	if (!rec) {
 		json_decref(desc);
 		return cmd_fail("sizes", &serr);
@@ -93,7 +95,13 @@ int cmd_sizes(int argc, char **argv)
 			       json_string_value(json_object_get(sym, "kind")),
 			       json_string_value(json_object_get(sym, "name")));
 		if (r == 0) {
-			printf("%-14s %10s %10s %10s   (over %ld runs)\n", "item", "declared", "min", "max", runs);
+			json_int_t done = json_integer_value(json_object_get(rec, "runs"));
+			if (json_object_get(rec, "runs_planned"))
+				printf("%-14s %10s %10s %10s   (over %lld of %ld runs: the %g s budget ran out)\n", "item", "declared", "min",
+				       "max", (long long)done, runs, seconds);
+			else
+				printf("%-14s %10s %10s %10s   (over %lld runs)\n", "item", "declared", "min", "max",
+				       (long long)done);
 			const char *keys[] = { "pk", "sk", "sig", "ct", "ss" };
 			const char *labels[] = { "public key", "secret key", "signature", "ciphertext", "shared secret" };
 			for (int i = 0; i < 5; i++) {

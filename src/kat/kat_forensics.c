@@ -111,8 +111,8 @@ void kat_forensics_manifest_only(const char *file, char *buf, size_t len)
 {
 	snprintf(buf, len,
 	         "Only the manifest digest of %s is at hand, so the difference cannot be localised to records "
-	         "or fields; pass the submitted file itself (pqprof kat LIB --vectors FILE, or a campaign "
-	         "unit's vectors) to have the differing records, fields and lengths named.",
+	         "or fields; pass the submitted file itself too (pqprof kat LIB --manifest M --vectors FILE, or a "
+	         "campaign unit's vectors) to have the differing records, fields and lengths named.",
 	         file && *file ? file : "the vector file");
 }
 

@@ -10,6 +10,7 @@
 #include "profile/analysis.h"
 #include "profile/analysis_model.h"
 #include "profile/annotate.h"
+#include "profile/call_sites.h"
 #include "profile/families.h"
 #include "profile/uprobe_count.h"
 
@@ -339,13 +340,121 @@ static json_t *calls_json(const struct analysis *a, const struct op_tally *t, co
 	                 json_object_get(c, "ops"), "functions", fns);
 }
 
+#define MAX_CALLERS 32
+#define MAX_GROUP_FILES 16
+
+/* The competition's helpers (placeholder hash functions) and DRNG: never the scheme's own primitives. */
+static int iccs_group(const char *name)
+{
+	return strcmp(name, "hash") == 0 || strcmp(name, "drng") == 0;
+}
+
+/* The source files that define the functions of the hash and drng groups (absolute, as DWARF names them). */
+struct group_files {
+	char *path[MAX_GROUP_FILES];
+	size_t n;
+};
+
+static void group_files_free(struct group_files *gf)
+{
+	for (size_t i = 0; i < gf->n; i++)
+		free(gf->path[i]);
+	gf->n = 0;
+}
+
+/* The entry of callers for (function, file), made when absent. */
+static json_t *caller_entry(json_t *callers, const char *fn, const char *file)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(callers, i, c) {
+		const char *f = json_string_value(json_object_get(c, "file"));
+		if (strcmp(json_string_value(json_object_get(c, "function")), fn) == 0 &&
+		    ((!f && !file) || (f && file && strcmp(f, file) == 0)))
+			return c;
+	}
+	if (json_array_size(callers) >= MAX_CALLERS)
+		return NULL;
+	c = json_pack("{s:s, s:s?, s:[], s:I}", "function", fn, "file", file, "calls", "sites", (json_int_t)0);
+	json_array_append_new(callers, c);
+	return c;
+}
+
+static int has_string(json_t *arr, const char *s)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v)
+		if (strcmp(json_string_value(v), s) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Who calls the group's functions, from the library's machine code
+ * (profile/call_sites.h): one entry per calling function and source
+ * file, with the group functions it calls and how many call sites.  The
+ * group's functions calling each other, and calls from the source files
+ * that define them (the ICCS helper file's internals), are not callers.
+ * Null when the library cannot be read any more.  Report section 7 names
+ * the file that routes hashing into the placeholder functions from this.
+ * The files of the hash and drng groups go into gf (NULL for other groups).
+ */
+static void group_callers(const struct analysis *a, json_t *o, const char *const *globs, size_t nglobs,
+                          struct group_files *gf)
+{
+	const char *lib = header_str(a->header, "lib", NULL);
+	struct call_sites cs;
+	pq_error err;
+	if (!lib || call_sites_find(lib, globs, nglobs, &cs, &err) < 0) {
+		json_object_set_new(o, "callers", json_null());
+		return;
+	}
+	json_t *defined_in = json_array();
+	for (size_t t = 0; t < cs.ntargets; t++) {
+		const char *f = cs.targets[t].file;
+		if (!f)
+			continue;
+		const char *shown = analysis_source_display(a, f);
+		if (!has_string(defined_in, shown))
+			json_array_append_new(defined_in, json_string(shown));
+		int known = !gf;
+		for (size_t k = 0; gf && k < gf->n && !known; k++)
+			known = strcmp(gf->path[k], f) == 0;
+		if (!known && gf->n < MAX_GROUP_FILES && (gf->path[gf->n] = strdup(f)))
+			gf->n++;
+	}
+	json_object_set_new(o, "defined_in", defined_in);
+	json_t *callers = json_array();
+	for (size_t i = 0; i < cs.nsites; i++) {
+		const struct call_site *s = &cs.sites[i];
+		int own = s->caller_is_target;
+		for (size_t t = 0; t < cs.ntargets && !own && s->file; t++)
+			own = cs.targets[t].file && strcmp(cs.targets[t].file, s->file) == 0;
+		if (own)
+			continue;
+		json_t *c = caller_entry(callers, s->caller ? s->caller : "?",
+		                         s->file ? analysis_source_display(a, s->file) : NULL);
+		if (!c)
+			continue;
+		const char *callee = cs.targets[s->target].name;
+		if (!has_string(json_object_get(c, "calls"), callee))
+			json_array_append_new(json_object_get(c, "calls"), json_string(callee));
+		json_object_set_new(c, "sites", json_integer(json_integer_value(json_object_get(c, "sites")) + 1));
+	}
+	json_object_set_new(o, "callers", callers);
+	json_object_set_new(o, "callers_found_by", json_string(cs.dwarf ? "direct calls in the machine code; files from the DWARF line table"
+	                                                                 : "direct calls in the machine code (no DWARF line table: no files)"));
+	call_sites_free(&cs);
+}
+
 /*
  * Which functions of the instance library match a group's globs: "present"
  * is false when none does (the report then says "n/a (no such function)"
  * instead of a measured 0%), null when the library cannot be read any
  * more (a record re-made elsewhere).  Up to 8 names are listed.
  */
-static void group_presence(const struct analysis *a, json_t *o, json_t *globs)
+static void group_presence(const struct analysis *a, json_t *o, json_t *globs, struct group_files *gf)
 {
 	const char *lib = header_str(a->header, "lib", NULL);
 	size_t n = json_array_size(globs);
@@ -364,11 +473,13 @@ static void group_presence(const struct analysis *a, json_t *o, json_t *globs)
 		json_object_set_new(o, "present", json_null());
 	}
 	json_object_set_new(o, "defined", defined);
+	if (gl)
+		group_callers(a, o, gl, n, gf);
 	free(gl);
 }
 
 static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint64_t samples,
-                           double upo, const json_t *calls)
+                           double upo, const json_t *calls, struct group_files *gf)
 {
 	json_t *out = json_array();
 	for (size_t g = 0; g < groups_count(a->groups); g++) {
@@ -378,7 +489,7 @@ static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint6
 		for (char *save = NULL, *tk = strtok_r(buf, ",", &save); tk; tk = strtok_r(NULL, ",", &save))
 			json_array_append_new(globs, json_string(tk));
 		json_t *o = json_pack("{s:s, s:o}", "name", groups_name(a->groups, g), "globs", globs);
-		group_presence(a, o, globs);
+		group_presence(a, o, globs, iccs_group(groups_name(a->groups, g)) ? gf : NULL);
 		double lo, hi, share = samples ? (double)hits[g] / (double)samples : 0;
 		groups_wilson95(hits[g], samples, &lo, &hi);
 		json_object_set_new(o, "samples", json_integer((json_int_t)hits[g]));
@@ -411,13 +522,18 @@ static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint6
 	return out;
 }
 
-/* The scheme's own symmetric primitives (profile/families.h). */
-static json_t *families_json(const struct analysis *a, const uint64_t *fhits, uint64_t samples)
+/*
+ * The scheme's own symmetric primitives (profile/families.h); the files
+ * that define the hash and drng groups' functions (the competition's
+ * helper files, with their own SM3) are not the scheme's own.
+ */
+static json_t *families_json(const struct analysis *a, const uint64_t *fhits, uint64_t samples,
+                             const struct group_files *gf)
 {
 	struct family_presence fp;
 	pq_error err;
 	const char *lib = header_str(a->header, "lib", NULL);
-	int known = lib && families_in_library(lib, &fp, &err) == 0;
+	int known = lib && families_in_library(lib, (const char *const *)gf->path, gf->n, &fp, &err) == 0;
 	json_t *out = json_array();
 	for (int f = 0; f < FAMILY_COUNT; f++) {
 		double lo, hi;
@@ -537,7 +653,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	/* The competition's helpers and DRNG are not the scheme's own primitives. */
 	unsigned char *iccs = calloc(ng + 1, 1);
 	for (size_t g = 0; iccs && g < ng; g++)
-		iccs[g] = strcmp(groups_name(a->groups, g), "hash") == 0 || strcmp(groups_name(a->groups, g), "drng") == 0;
+		iccs[g] = (unsigned char)iccs_group(groups_name(a->groups, g));
 	for (size_t f = 0; func_fam && f < a->nfuncs; f++)
 		func_fam[f] = (unsigned char)family_match_name(a->funcs[f].name);
 	const char **names = NULL;
@@ -631,8 +747,10 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 	json_object_set_new(r, "source_root", a->source_root[0] ? json_string(a->source_root) : json_null());
 	json_object_set_new(r, "lines", lines_json(a, samples, (uint32_t)opi));
 	json_object_set_new(r, "tree", tree_json(a, &tr, samples));
-	json_object_set_new(r, "groups", groups_json(a, ghits, samples, upo, calls));
-	json_object_set_new(r, "families", families_json(a, fhits, samples));
+	struct group_files gf = { .n = 0 };
+	json_object_set_new(r, "groups", groups_json(a, ghits, samples, upo, calls, &gf));
+	json_object_set_new(r, "families", families_json(a, fhits, samples, &gf));
+	group_files_free(&gf);
 	json_object_set_new(r, "calls", calls);
 	json_object_set_new(r, "trace", json_string(a->trace_path));
 	json_object_set_new(r, "flamegraph", a->opts.flamegraph ? json_string(a->opts.flamegraph) : json_null());

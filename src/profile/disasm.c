@@ -209,30 +209,46 @@ static enum flow_kind arm64_kind(csh h, const cs_insn *in, uint64_t *target)
 	return in->id == ARM64_INS_B && x->cc == ARM64_CC_INVALID ? FLOW_JUMP : FLOW_COND;
 }
 
-static int disassemble(Elf *elf, const unsigned char *code, struct disasm_func *f, pq_error *err)
+/* A capstone handle (details on, data skipped) for the ELF file's machine. */
+static int open_capstone(Elf *elf, csh *h, cs_arch *arch, const char **name, pq_error *err)
 {
 	GElf_Ehdr eh;
-	cs_arch arch;
 	cs_mode mode;
 	if (!gelf_getehdr(elf, &eh))
 		return pq_fail(err, PQ_EINPUT, "no ELF header");
 	if (eh.e_machine == EM_X86_64) {
-		arch = CS_ARCH_X86;
+		*arch = CS_ARCH_X86;
 		mode = CS_MODE_64;
-		f->arch = "x86-64";
+		*name = "x86-64";
 	} else if (eh.e_machine == EM_AARCH64) {
-		arch = CS_ARCH_ARM64;
+		*arch = CS_ARCH_ARM64;
 		mode = CS_MODE_ARM;
-		f->arch = "aarch64";
+		*name = "aarch64";
 	} else {
 		return pq_fail(err, PQ_EINPUT, "ELF machine %u: only x86-64 and aarch64 are disassembled",
 		               (unsigned)eh.e_machine);
 	}
+	if (cs_open(*arch, mode, h) != CS_ERR_OK)
+		return pq_fail(err, PQ_EINPUT, "capstone cannot open %s", *name);
+	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	cs_option(*h, CS_OPT_SKIPDATA, CS_OPT_ON);
+	return 0;
+}
+
+static enum flow_kind insn_kind(csh h, cs_arch arch, const cs_insn *in, uint64_t *target)
+{
+	*target = 0;
+	if (in->id == 0 || !in->detail)
+		return FLOW_NONE;
+	return arch == CS_ARCH_X86 ? x86_kind(h, in, target) : arm64_kind(h, in, target);
+}
+
+static int disassemble(Elf *elf, const unsigned char *code, struct disasm_func *f, pq_error *err)
+{
 	csh h;
-	if (cs_open(arch, mode, &h) != CS_ERR_OK)
-		return pq_fail(err, PQ_EINPUT, "capstone cannot open %s", f->arch);
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	cs_option(h, CS_OPT_SKIPDATA, CS_OPT_ON);
+	cs_arch arch;
+	if (open_capstone(elf, &h, &arch, &f->arch, err) < 0)
+		return -err->code;
 	cs_insn *in = NULL;
 	size_t n = cs_disasm(h, code, f->size, f->start, 0, &in);
 	int rc = 0;
@@ -245,9 +261,7 @@ static int disassemble(Elf *elf, const unsigned char *code, struct disasm_func *
 			struct flow_insn *fl = &f->flow[i];
 			fl->addr = in[i].address;
 			fl->size = in[i].size;
-			if (in[i].id != 0 && in[i].detail)
-				fl->kind = arch == CS_ARCH_X86 ? x86_kind(h, &in[i], &fl->target)
-				                               : arm64_kind(h, &in[i], &fl->target);
+			fl->kind = insn_kind(h, arch, &in[i], &fl->target);
 			snprintf(f->insn[i].text, sizeof f->insn[i].text, "%s%s%s", in[i].mnemonic,
 			         in[i].op_str[0] ? " " : "", in[i].op_str);
 		}
@@ -308,4 +322,62 @@ void disasm_func_free(struct disasm_func *f)
 	free(f->insn);
 	free(f->loads);
 	memset(f, 0, sizeof *f);
+}
+
+/* The direct branches of one executable section, in address order. */
+static int section_branches(csh h, cs_arch arch, const GElf_Shdr *sh, const Elf_Data *d, disasm_branch_fn each,
+                            void *ctx)
+{
+	const uint8_t *code = d->d_buf;
+	size_t left = sh->sh_size;
+	uint64_t addr = sh->sh_addr;
+	cs_insn *in = cs_malloc(h);
+	int stop = 0;
+	if (!in)
+		return -1;
+	while (!stop && left > 0 && cs_disasm_iter(h, &code, &left, &addr, in)) {
+		uint64_t target;
+		enum flow_kind k = insn_kind(h, arch, in, &target);
+		if ((k == FLOW_CALL || k == FLOW_JUMP || k == FLOW_COND) && target)
+			stop = each(ctx, in->address, k, target);
+	}
+	cs_free(in, 1);
+	return stop;
+}
+
+int disasm_each_branch(const char *path, disasm_branch_fn each, void *ctx, pq_error *err)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pq_fail(err, PQ_EINPUT, "libelf: %s", elf_errmsg(-1));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pq_fail(err, PQ_EIO, "%s: %s", path, strerror(errno));
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int rc = 0;
+	csh h;
+	cs_arch arch;
+	const char *name;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		rc = pq_fail(err, PQ_EINPUT, "%s: not an ELF file", path);
+	} else if (open_capstone(elf, &h, &arch, &name, err) < 0) {
+		rc = -err->code;
+	} else {
+		for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && rc == 0; scn = elf_nextscn(elf, scn)) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+			    !(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size < sh.sh_size)
+				continue;
+			int r = section_branches(h, arch, &sh, d, each, ctx);
+			if (r < 0)
+				rc = pq_fail(err, PQ_ENOMEM, "out of memory");
+			else if (r > 0)
+				break;
+		}
+		cs_close(&h);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
 }

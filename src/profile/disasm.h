@@ -8,6 +8,9 @@
  * symbol of their section.  Also converts between file offsets (what a
  * mapping records) and virtual addresses.
  *
+ * Also walks the direct branches of a whole file (profile/call_sites.h
+ * finds who calls a function that way).
+ *
  * Reads the file only; no DWARF, no samples (profile/annotate.h joins
  * them).
  */
@@ -57,5 +60,16 @@ int disasm_offset_of(const struct disasm_func *f, uint64_t vaddr, uint64_t *off)
 /* The same for a file not disassembled yet: -1 when unreadable or no
  * PT_LOAD holds off. */
 int disasm_file_vaddr(const char *path, uint64_t off, uint64_t *vaddr);
+
+/*
+ * Every direct branch (call, jump, conditional branch with a target
+ * address) in the executable sections of the ELF file at path, section by
+ * section in address order: each(ctx, from, kind, target) is called for
+ * it and stops the walk by returning nonzero.  Calls through registers,
+ * memory or the PLT's indirect jumps have no target and are not passed.
+ * Errors as disasm_function's.
+ */
+typedef int (*disasm_branch_fn)(void *ctx, uint64_t from, enum flow_kind kind, uint64_t target);
+int disasm_each_branch(const char *path, disasm_branch_fn each, void *ctx, pq_error *err);
 
 #endif

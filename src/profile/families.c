@@ -4,10 +4,13 @@
 #include "profile/elf_code.h"
 
 #include <ctype.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -93,7 +96,61 @@ static void note(struct family_presence *out, unsigned m, const char *what)
 			snprintf(out->example[f], sizeof out->example[f], "%s", what);
 }
 
-static void scan_symbols(Elf *elf, struct family_presence *out)
+/* Files to leave out, and the library's DWARF to tell which file a function is from. */
+struct skip_set {
+	const char *const *files;
+	size_t n;
+	Dwarf *dw;
+};
+
+/* p, with "." and ".." components and repeated slashes resolved by the text alone. */
+static void lexical_path(const char *p, char *out, size_t len)
+{
+	char buf[PATH_MAX];
+	size_t k = 0;
+	snprintf(buf, sizeof buf, "%s", p);
+	out[0] = '\0';
+	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			char *slash = strrchr(out, '/');
+			k = slash ? (size_t)(slash - out) : 0;
+			out[k] = '\0';
+			continue;
+		}
+		if (k + strlen(c) + 2 > len)
+			break;
+		k += (size_t)snprintf(out + k, len - k, "/%s", c);
+	}
+}
+
+/* Is the compile unit's source file one to leave out? */
+static int cu_skipped(const struct skip_set *sk, Dwarf_Die *cu)
+{
+	const char *name = dwarf_diename(cu);
+	if (!sk->n || !name)
+		return 0;
+	char full[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+	Dwarf_Attribute at;
+	const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	snprintf(full, sizeof full, "%s%s%s", name[0] == '/' || !dir ? "" : dir, name[0] == '/' || !dir ? "" : "/", name);
+	lexical_path(full, a, sizeof a);
+	for (size_t i = 0; i < sk->n; i++) {
+		lexical_path(sk->files[i], b, sizeof b);
+		if (strcmp(a, b) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int symbol_skipped(const struct skip_set *sk, uint64_t addr)
+{
+	Dwarf_Die cu;
+	return sk->n && sk->dw && dwarf_addrdie(sk->dw, addr, &cu) && cu_skipped(sk, &cu);
+}
+
+static void scan_symbols(Elf *elf, const struct skip_set *sk, struct family_presence *out)
 {
 	Elf_Scn *best = NULL;
 	GElf_Shdr best_sh;
@@ -118,16 +175,15 @@ static void scan_symbols(Elf *elf, struct family_presence *out)
 		if (!name || !*name || !elf_code_symbol(elf, &sym))
 			continue;
 		unsigned m = family_match_name(name);
-		if (m) {
+		if (m && !symbol_skipped(sk, sym.st_value)) {
 			out->by_symbol |= m;
 			note(out, m, name);
 		}
 	}
 }
 
-static void scan_dwarf(Elf *elf, struct family_presence *out)
+static void scan_dwarf(Dwarf *dw, const struct skip_set *sk, struct family_presence *out)
 {
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return;
 	Dwarf_Off off = 0, next;
@@ -137,7 +193,7 @@ static void scan_dwarf(Elf *elf, struct family_presence *out)
 		if (dwarf_offdie(dw, off + hsize, &cu)) {
 			out->dwarf = 1;
 			const char *name = dwarf_diename(&cu);
-			unsigned m = family_match_file(name);
+			unsigned m = cu_skipped(sk, &cu) ? 0 : family_match_file(name);
 			if (m) {
 				const char *slash = strrchr(name, '/');
 				out->by_file |= m;
@@ -146,10 +202,10 @@ static void scan_dwarf(Elf *elf, struct family_presence *out)
 		}
 		off = next;
 	}
-	dwarf_end(dw);
 }
 
-int families_in_library(const char *lib_path, struct family_presence *out, pq_error *err)
+int families_in_library(const char *lib_path, const char *const *skip, size_t nskip, struct family_presence *out,
+                        pq_error *err)
 {
 	memset(out, 0, sizeof *out);
 	elf_version(EV_CURRENT);
@@ -161,9 +217,12 @@ int families_in_library(const char *lib_path, struct family_presence *out, pq_er
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rc = pq_fail(err, PQ_EINPUT, "%s: not an ELF file", lib_path);
 	} else {
+		struct skip_set sk = { skip, skip ? nskip : 0, dwarf_begin_elf(elf, DWARF_C_READ, NULL) };
 		/* files first: "fips202.c" names a family better than its first function */
-		scan_dwarf(elf, out);
-		scan_symbols(elf, out);
+		scan_dwarf(sk.dw, &sk, out);
+		scan_symbols(elf, &sk, out);
+		if (sk.dw)
+			dwarf_end(sk.dw);
 	}
 	if (elf)
 		elf_end(elf);

@@ -19,7 +19,9 @@
  *   aes:    aes, rijndael
  * The competition's placeholder functions (pseudohash, pseudoXOF,
  * sm3hash) and its DRNG are not the scheme's own: the profile record
- * leaves samples inside them out of every family (see analysis.h).
+ * leaves samples inside them out of every family (see analysis.h), and
+ * the source files that define them (the competition's auxfunc.c and
+ * drng.c, each with an SM3 of its own) can be left out of the search.
  */
 #ifndef PQ_FAMILIES_H
 #define PQ_FAMILIES_H
@@ -47,7 +49,13 @@ struct family_presence {
 	char example[FAMILY_COUNT][160]; /* a matching function or file, for records */
 };
 
-/* Scan lib_path's symbol table and DWARF compile units. */
-int families_in_library(const char *lib_path, struct family_presence *out, pq_error *err);
+/*
+ * Scan lib_path's symbol table and DWARF compile units.  Compile units
+ * whose source file is one of skip[0 .. nskip) (absolute paths, as DWARF
+ * names them), and the functions compiled in them, are left out; without
+ * DWARF a function's file is unknown and it is kept.
+ */
+int families_in_library(const char *lib_path, const char *const *skip, size_t nskip, struct family_presence *out,
+                        pq_error *err);
 
 #endif

@@ -36,5 +36,6 @@ src/profile/pprof_profile.pb-c.c: $(srcdir)/src/profile/pprof_profile.proto
 libpqprof_a_SOURCES += \
 	src/profile/code_flow.c src/profile/code_flow.h \
 	src/profile/disasm.c src/profile/disasm.h \
+	src/profile/call_sites.c src/profile/call_sites.h \
 	src/profile/annotate.h src/profile/analysis_annotate.c \
 	src/profile/annotate_view.c src/profile/annotate_view.h

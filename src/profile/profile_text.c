@@ -24,6 +24,31 @@ static long long inum(const json_t *o, const char *k)
 }
 
 /* "1.23 M" or "-" when the figure is null. */
+/* "called directly from src/iccs/xof_glue.c (sable_xof, sable_xof_absorb)": the group's callers by file. */
+static void group_callers_line(FILE *out, const json_t *g)
+{
+	json_t *callers = json_object_get(g, "callers");
+	if (!json_array_size(callers))
+		return;
+	char line[1024];
+	size_t off = 0;
+	const char *prev = NULL;
+	size_t i;
+	json_t *c;
+	/* Entries come grouped by the order the sites appear; one file may recur after another. */
+	json_array_foreach(callers, i, c) {
+		const char *file = str(c, "file", "(no DWARF line)"), *fn = str(c, "function", "?");
+		if (off >= sizeof line)
+			break;
+		if (prev && strcmp(prev, file) == 0)
+			off += (size_t)snprintf(line + off, sizeof line - off, ", %s", fn);
+		else
+			off += (size_t)snprintf(line + off, sizeof line - off, "%s%s (%s", prev ? "); " : "", file, fn);
+		prev = file;
+	}
+	fprintf(out, "  %-10s called directly from %s)\n", "", line);
+}
+
 static void units(char *buf, size_t len, const json_t *v)
 {
 	if (!json_is_number(v))
@@ -149,6 +174,7 @@ static void group_table(FILE *out, const json_t *rec, const char *unit)
 			                        j ? "," : "", json_string_value(gl));
 		fprintf(out, "  %-10s %-22s %8lld %10s %10s %10s  %s\n", str(g, "name", "?"), ci,
 		        inum(g, "samples"), u, c, upc, globs);
+		group_callers_line(out, g);
 	}
 	/* The scheme's own primitives, by name and source file (profile/families.h). */
 	json_t *fams = json_object_get(rec, "families");

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "profile/symbolizer.h"
+#include "profile/elf_code.h"
 #include "core/grow.h"
 
 #include <elfutils/libdw.h>
@@ -491,87 +492,45 @@ static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
 	return sh.sh_addr + sh.sh_size + bias;
 }
 
+struct plt_add {
+	struct symbolizer *sym;
+	struct module *mod;
+	size_t cnt, *cap;
+	GElf_Addr bias;
+	long added;
+};
+
+static int plt_add_one(void *ctx, uint64_t addr, const char *name)
+{
+	struct plt_add *p = ctx;
+	if (pq_grow(&p->mod->syms, p->cap, p->cnt + (size_t)p->added + 1, sizeof *p->mod->syms, 16) < 0)
+		return -PQ_ENOMEM;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s@plt", name);
+	struct sym_entry *e = &p->mod->syms[p->cnt + (size_t)p->added];
+	memset(e, 0, sizeof *e);
+	e->start = addr + p->bias;
+	e->end = e->start + 16;
+	e->sized = true;
+	e->rank = 1;
+	e->name = intern(&p->sym->strings, buf);
+	if (!e->name)
+		return -PQ_ENOMEM;
+	p->added++;
+	return 0;
+}
+
 /*
- * PLT stubs, which no symbol covers: "name@plt" for each entry, named
- * after the dynamic symbol of its jump-slot relocation.  x86-64 and
- * AArch64 lay entries out in relocation order: in .plt.sec when the
- * object has one (16 bytes each, IBT), else in .plt after its header
- * (16 bytes on x86-64, 32 on AArch64), 16 bytes each.  Appends to
- * mod->syms (room for *cap entries, grown here); returns how many were
- * added, or -PQ_ENOMEM.
+ * PLT stubs, which no symbol covers: "name@plt" for each entry
+ * (elf_code.h says where they are).  Appends to mod->syms (room for *cap
+ * entries, grown here); returns how many were added, or -PQ_ENOMEM.
  */
 static long add_plt_symbols(struct symbolizer *sym, struct module *mod, size_t cnt, size_t *cap)
 {
-	GElf_Addr bias = 0;
-	Elf *elf = dwfl_module_getelf(mod->dwfl_mod, &bias);
-	GElf_Ehdr eh;
-	size_t shstrndx;
-	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	uint64_t header;
-	if (eh.e_machine == EM_X86_64)
-		header = 16;
-	else if (eh.e_machine == EM_AARCH64)
-		header = 32;
-	else
-		return 0;
-	GElf_Shdr plt = { 0 }, pltsec = { 0 }, rela = { 0 };
-	Elf_Scn *rela_scn = NULL, *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!nm)
-			continue;
-		if (strcmp(nm, ".plt") == 0)
-			plt = sh;
-		else if (strcmp(nm, ".plt.sec") == 0)
-			pltsec = sh;
-		else if (strcmp(nm, ".rela.plt") == 0 && sh.sh_type == SHT_RELA) {
-			rela = sh;
-			rela_scn = scn;
-		}
-	}
-	if (!rela_scn || !plt.sh_size || !rela.sh_entsize)
-		return 0;
-	uint64_t base = pltsec.sh_size ? pltsec.sh_addr : plt.sh_addr + header;
-	uint64_t limit = pltsec.sh_size ? pltsec.sh_addr + pltsec.sh_size : plt.sh_addr + plt.sh_size;
-	Elf_Scn *dynsym = elf_getscn(elf, rela.sh_link);
-	GElf_Shdr dsh;
-	Elf_Data *rd = elf_getdata(rela_scn, NULL);
-	Elf_Data *sd = dynsym ? elf_getdata(dynsym, NULL) : NULL;
-	if (!rd || !sd || !gelf_getshdr(dynsym, &dsh))
-		return 0;
-	size_t nrel = rela.sh_size / rela.sh_entsize;
-	if (pq_grow(&mod->syms, cap, cnt + nrel, sizeof *mod->syms, 16) < 0)
-		return -PQ_ENOMEM;
-	long added = 0;
-	for (size_t i = 0; i < nrel; i++) {
-		uint64_t at = base + 16 * i;
-		if (at + 16 > limit)
-			break;
-		GElf_Rela rl;
-		GElf_Sym ds;
-		if (!gelf_getrela(rd, (int)i, &rl) || !gelf_getsym(sd, (int)GELF_R_SYM(rl.r_info), &ds))
-			continue;
-		const char *name = elf_strptr(elf, dsh.sh_link, ds.st_name);
-		if (!name || !name[0])
-			continue;
-		char buf[512];
-		snprintf(buf, sizeof buf, "%s@plt", name);
-		struct sym_entry *e = &mod->syms[cnt + (size_t)added];
-		memset(e, 0, sizeof *e);
-		e->start = at + bias;
-		e->end = e->start + 16;
-		e->sized = true;
-		e->rank = 1;
-		e->name = intern(&sym->strings, buf);
-		if (!e->name)
-			return -PQ_ENOMEM;
-		added++;
-	}
-	return added;
+	struct plt_add p = { .sym = sym, .mod = mod, .cnt = cnt, .cap = cap };
+	Elf *elf = dwfl_module_getelf(mod->dwfl_mod, &p.bias);
+	long r = elf_plt_each(elf, plt_add_one, &p);
+	return r < 0 ? r : p.added;
 }
 
 /*

@@ -40,11 +40,11 @@ int record_mem(const struct mem_run_opts *mo, enum pq_op op, const struct record
 	return rc;
 }
 
-int record_sizes(const struct mem_run_opts *mo, long runs, size_t top, const struct record_ctx *ctx,
+int record_sizes(const struct mem_run_opts *mo, long runs, double seconds, size_t top, const struct record_ctx *ctx,
                  json_t **record, pq_error *err)
 {
 	*record = NULL;
-	int rc = sizes_run(mo, runs, record, err);
+	int rc = sizes_run(mo, runs, seconds, record, err);
 	if (!*record)
 		return rc;
 	add_ctx(*record, ctx);

@@ -74,12 +74,12 @@ int record_mem(const struct mem_run_opts *mo, enum pq_op op, const struct record
                pq_error *err);
 
 /*
- * pqprof.sizes/1: declared vs produced sizes over runs seeds, the size
- * audit ("audit", when the runs completed), and the library's sections
- * with its top largest symbols.  *record is set even when the scheme
- * failed.
+ * pqprof.sizes/1: declared vs produced sizes over runs seeds (fewer when
+ * seconds > 0 run out first), the size audit ("audit", when the runs
+ * completed), and the library's sections with its top largest symbols.
+ * *record is set even when the scheme failed.
  */
-int record_sizes(const struct mem_run_opts *mo, long runs, size_t top, const struct record_ctx *ctx,
+int record_sizes(const struct mem_run_opts *mo, long runs, double seconds, size_t top, const struct record_ctx *ctx,
                  json_t **record, pq_error *err);
 
 #endif

@@ -903,6 +903,8 @@ static void calls_text(const json_t *prof, char *buf, size_t len)
 		snprintf(buf, len, "–");
 }
 
+#define MAX_GLUE 8
+
 /* What the profiled operations of one instance say about its hash functions. */
 struct survey {
 	int profiled;                  /* some operation has a profile record */
@@ -913,6 +915,13 @@ struct survey {
 	const char *own_label[MAX_FAMILIES];
 	const char *own_example[MAX_FAMILIES];
 	int nfam;
+	/* Where the scheme's code calls the placeholder functions (the hash group's "callers"). */
+	struct glue_src {
+		const char *where;         /* source file, else the calling function */
+		int is_file;
+		char calls[128];           /* placeholder functions it calls */
+	} glue[MAX_GLUE];
+	int nglue;
 	char verdict[32];
 	char reason[1024];
 };
@@ -925,6 +934,31 @@ static void add_name(char *buf, size_t len, const char *name)
 	snprintf(buf + l, len - l, "%s%s", l ? ", " : "", name);
 }
 
+/* The hash group's callers (profile record: groups[].callers), one entry per file, else per function. */
+static void survey_glue(struct survey *sv, const json_t *h)
+{
+	size_t i, j;
+	json_t *c, *callee;
+	json_array_foreach(jp(h, "callers"), i, c) {
+		const char *file = jp_str(c, "file", NULL), *fn = jp_str(c, "function", NULL);
+		const char *where = file ? file : fn;
+		if (!where)
+			continue;
+		int at = -1;
+		for (int k = 0; k < sv->nglue && at < 0; k++)
+			if (strcmp(sv->glue[k].where, where) == 0)
+				at = k;
+		if (at < 0 && sv->nglue < MAX_GLUE) {
+			at = sv->nglue++;
+			sv->glue[at] = (struct glue_src){ .where = where, .is_file = file != NULL };
+		}
+		if (at < 0)
+			continue;
+		json_array_foreach(jp(c, "calls"), j, callee)
+			add_name(sv->glue[at].calls, sizeof sv->glue[at].calls, json_string_value(callee));
+	}
+}
+
 static void survey_op(struct survey *sv, const json_t *p)
 {
 	sv->profiled = 1;
@@ -933,6 +967,8 @@ static void survey_op(struct survey *sv, const json_t *p)
 		sv->iccs_present = 1;
 	if (h && jp_num(h, "samples", 0) > 0)
 		sv->iccs_used = 1;
+	if (h)
+		survey_glue(sv, h);
 	/* Exact counts see calls too short to be sampled. */
 	size_t i;
 	json_t *f;
@@ -972,12 +1008,60 @@ static void families_text(const struct survey *sv, unsigned mask, int examples, 
 			                      examples && sv->own_example[f] ? ")" : "");
 }
 
+/* A glue source that calls a placeholder function that ran (any, when none was counted). */
+static int glue_ran(const struct survey *sv, const struct glue_src *g)
+{
+	if (!sv->iccs_names[0])
+		return 1;
+	char calls[sizeof g->calls];
+	snprintf(calls, sizeof calls, "%s", g->calls);
+	for (char *save = NULL, *c = strtok_r(calls, ", ", &save); c; c = strtok_r(NULL, ", ", &save)) {
+		char names[sizeof sv->iccs_names];
+		snprintf(names, sizeof names, "%s", sv->iccs_names);
+		for (char *s2 = NULL, *n = strtok_r(names, ", ", &s2); n; n = strtok_r(NULL, ", ", &s2))
+			if (strcmp(c, n) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * "xof glue in src/iccs/xof_glue.c": the source files (functions, without
+ * DWARF) that call the placeholder functions, named by what they route
+ * there (pseudoXOF: xof; pseudohash, sm3hash: hash).  "" when the records
+ * hold no callers (made before pqprof looked, or the library is gone).
+ */
+static void glue_text(const struct survey *sv, char *buf, size_t len)
+{
+	int xof = 0, hash = 0, n = 0, files = 1;
+	char where[512] = "";
+	buf[0] = '\0';
+	for (int i = 0; i < sv->nglue; i++) {
+		const struct glue_src *g = &sv->glue[i];
+		if (!glue_ran(sv, g))
+			continue;
+		if (++n <= 3)
+			add_name(where, sizeof where, g->where);
+		files &= g->is_file;
+		xof |= strstr(g->calls, "XOF") != NULL || strstr(g->calls, "xof") != NULL;
+		hash |= strstr(g->calls, "hash") != NULL;
+	}
+	if (!n)
+		return;
+	const char *kind = xof && hash ? "hash/xof" : xof ? "xof" : "hash";
+	if (n > 3)
+		snprintf(buf, len, "%s glue in %s and %d more %s", kind, where, n - 3, files ? "files" : "functions");
+	else
+		snprintf(buf, len, "%s glue in %s%s", kind, where, files ? "" : " (no DWARF line table: functions)");
+}
+
 /* The rule is in the README ("Symmetric primitives") and pqprof(1). */
 static void survey_verdict(struct survey *sv)
 {
-	char own[256], unused[256];
+	char own[256], unused[256], glue[700];
 	families_text(sv, sv->own_used, 1, own, sizeof own);
 	families_text(sv, sv->own_present & ~sv->own_used, 0, unused, sizeof unused);
+	glue_text(sv, glue, sizeof glue);
 	const char *names = sv->iccs_names[0] ? sv->iccs_names : "pseudohash/pseudoXOF/sm3hash";
 	if (sv->nist) {
 		snprintf(sv->verdict, sizeof sv->verdict, "not applicable");
@@ -985,11 +1069,17 @@ static void survey_verdict(struct survey *sv)
 		         own[0] ? "; own " : "", own);
 	} else if (sv->iccs_used && sv->own_used) {
 		snprintf(sv->verdict, sizeof sv->verdict, "mixed");
-		snprintf(sv->reason, sizeof sv->reason, "ICCS placeholder functions (%s) and own %s both run", names, own);
+		snprintf(sv->reason, sizeof sv->reason, "ICCS placeholder functions (%s%s%s) and own %s both run", names,
+		         glue[0] ? ", through the " : "", glue, own);
 	} else if (sv->iccs_used) {
 		snprintf(sv->verdict, sizeof sv->verdict, "ICCS-only");
-		snprintf(sv->reason, sizeof sv->reason, "hashing through %s%s%s%s", names,
-		         unused[0] ? "; own " : "", unused, unused[0] ? " present but unused" : "");
+		if (glue[0])
+			snprintf(sv->reason, sizeof sv->reason, "%s (%s)", glue, names);
+		else
+			snprintf(sv->reason, sizeof sv->reason, "hashing through %s", names);
+		size_t k = strlen(sv->reason);
+		if (unused[0])
+			snprintf(sv->reason + k, sizeof sv->reason - k, "; own %s present but unused", unused);
 	} else if (sv->own_used) {
 		snprintf(sv->verdict, sizeof sv->verdict, "bypass");
 		snprintf(sv->reason, sizeof sv->reason, "own %s; %s", own,
@@ -1049,7 +1139,10 @@ static void survey_lines(const struct record_set *rs, rdoc *d)
 	          "pseudoXOF, sm3hash) run and none of the scheme's own hash/XOF families does; bypass when "
 	          "only its own families run; mixed when both do; not applicable for NIST-API instances or when "
 	          "no hash/XOF function runs. \"Run\" means sampled or counted in a profiled operation; samples "
-	          "inside the placeholder functions or the DRNG belong to those, not to a family.");
+	          "inside the placeholder functions or the DRNG belong to those, not to a family. The glue named "
+	          "with the verdict is the source file whose code calls the placeholder functions directly, found "
+	          "in the library's machine code and named by its DWARF line table (the placeholder functions' own "
+	          "file aside).");
 }
 
 static void own_families(const struct record_set *rs, rdoc *d)

@@ -3,13 +3,23 @@
  * times under different seeds and reports the smallest and largest public
  * key, secret key and signature (ciphertext, shared secret) the instance
  * actually produced, next to the sizes it declares.  Signature lengths of
- * NIST instances are sm minus the message.
+ * NIST instances are sm minus the message.  With --seconds S, sampling
+ * stops once S seconds are spent (after two runs at least): an instance
+ * whose keygen takes seconds is not run twenty times.
  */
 #include "config.h"
 #include "runner/jobs.h"
 #include "core/options.h"
 
 #include <string.h>
+#include <time.h>
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 struct minmax {
 	pq_u64 min, max;
@@ -33,10 +43,12 @@ static json_t *mm_json(const struct minmax *m, pq_u64 declared)
 
 int job_sizes(struct runner_env *env, int argc, char **argv)
 {
-	long runs = 20;
+	long runs = 20, done_runs = 0;
+	double seconds = 0;
 	int help = 0;
 	const struct option_spec specs[] = {
 		{ OPT_INT, 0, "runs", &runs, "N", "" },
+		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
 	};
 	pq_error err = { 0 };
@@ -54,7 +66,10 @@ int job_sizes(struct runner_env *env, int argc, char **argv)
 	int sig = in->kind == PQPROF_KIND_SIG;
 	int nist = in->api == PQPROF_API_NIST;
 	struct minmax pk = { 0 }, sk = { 0 }, s = { 0 }, ss = { 0 };
+	double t0 = mono_s();
 	for (long i = 0; i < runs; i++) {
+		if (seconds > 0 && i >= 2 && mono_s() - t0 >= seconds)
+			break;
 		unsigned char seed[48];
 		for (int k = 0; k < 48; k++)
 			seed[k] = (unsigned char)(k + 31 * i);
@@ -82,9 +97,12 @@ int job_sizes(struct runner_env *env, int argc, char **argv)
 			note(&s, c.ctlen);
 			note(&ss, c.sslen);
 		}
+		done_runs++;
 	}
-	json_t *done = json_pack("{s:s, s:I, s:o, s:o}", "ev", "done", "runs", (json_int_t)runs,
+	json_t *done = json_pack("{s:s, s:I, s:o, s:o}", "ev", "done", "runs", (json_int_t)done_runs,
 	                         "pk", mm_json(&pk, c.sz.pk), "sk", mm_json(&sk, c.sz.sk));
+	if (done_runs < runs)
+		json_object_set_new(done, "runs_planned", json_integer(runs));
 	if (sig) {
 		json_object_set_new(done, "sig", mm_json(&s, c.sz.sig));
 	} else {

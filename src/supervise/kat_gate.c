@@ -292,6 +292,44 @@ static void explain_mismatch(const struct kat_gate_opts *o, const struct kat_fil
 	free(sz);
 }
 
+/*
+ * A manifest MISMATCH explained from the submitted file, when it is at hand
+ * and is the file the manifest speaks for (its digest is the entry's):
+ * the same footnote as without a manifest.  0 when the file could not be
+ * used; the outcome then says why, when it is another file.
+ */
+static int explain_from_file(const struct kat_gate_opts *o, const struct manifest_entry *e, const char *vectors,
+                             const char *text, size_t len, const char *produced_path, json_t *desc,
+                             const char *tmpdir, struct kat_gate_result *res)
+{
+	pq_error err = { 0 };
+	int same = manifest_verify_file(e, vectors, NULL, &err);
+	if (same <= 0) {
+		if (same == 0)
+			kat_outcome_note(&res->outcome, "%s is not the file %s describes (another digest): the footnote "
+			                 "cannot use it", vectors, o->manifest);
+		return 0;
+	}
+	struct kat_file exp, prod;
+	memset(&exp, 0, sizeof exp);
+	memset(&prod, 0, sizeof prod);
+	int ok = kat_file_read(vectors, NULL, &exp, &err) == 0 && kat_file_parse(text, len, produced_path, NULL, &prod, &err) == 0;
+	if (ok) {
+		/* The digest says that they differ; the records say where. */
+		struct kat_outcome where = res->outcome;
+		where.verdict = KAT_PASS;   /* kat_judge re-judges a PASS only */
+		struct kat_compare_opts co = { .max_records = e->records };
+		kat_judge(&exp, &prod, &co, &where);
+		res->outcome.record = where.record;
+		snprintf(res->outcome.field, sizeof res->outcome.field, "%s", where.field);
+		explain_mismatch(o, &exp, &prod, vectors, desc, tmpdir, res);
+		ok = res->forensics != NULL;
+	}
+	kat_file_free(&exp);
+	kat_file_free(&prod);
+	return ok;
+}
+
 static void judge(const struct kat_gate_opts *o, const char *produced_path, const char *official,
                   json_t *desc, const char *tmpdir, struct kat_gate_result *res)
 {
@@ -333,7 +371,8 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 				set_verdict(out, KAT_NOKAT, "%s has no entry for %s", o->manifest, official ? official : "?");
 			else if (kat_judge_manifest(e, text, len, out, &err) < 0)
 				set_verdict(out, KAT_NOKAT, "manifest check failed: %s", err.msg);
-			else if (out->verdict == KAT_MISMATCH) {
+			else if (out->verdict == KAT_MISMATCH &&
+			         !(vectors && explain_from_file(o, e, vectors, text, len, produced_path, desc, tmpdir, res))) {
 				char why[600];
 				kat_forensics_manifest_only(e->file, why, sizeof why);
 				res->forensics = json_pack("{s:b, s:s}", "localised", 0, "text", why);

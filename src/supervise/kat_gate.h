@@ -5,7 +5,11 @@
  * LOADFAIL), judges the vectors the instance produced against the expected
  * file or manifest entry (PASS, MISMATCH with the first differing record
  * and field, NOKAT), and writes the KAT log and verdict record whatever
- * happened.  It prints nothing: what the caller shows is in the result.
+ * happened.  With both a manifest and a file, the manifest's digest
+ * decides and the file, when it is the one the manifest describes,
+ * explains a MISMATCH record by record (kat/kat_forensics.h), as a
+ * harness that keeps digests of the submitted files does.  It prints
+ * nothing: what the caller shows is in the result.
  */
 #ifndef PQ_KAT_GATE_H
 #define PQ_KAT_GATE_H
@@ -17,8 +21,8 @@
 
 struct kat_gate_opts {
 	const char *lib;
-	const char *vectors;      /* expected KAT file, or NULL */
-	const char *manifest;     /* kat.sha256, or NULL */
+	const char *vectors;      /* expected KAT file, or NULL (with a manifest: the file it describes) */
+	const char *manifest;     /* kat.sha256, or NULL; its digest decides when given */
 	int search_tree;          /* look for the official file in the source tree when neither is given */
 	long records;             /* 0 = the flavour's default */
 	double timeout_s;         /* default 900 */

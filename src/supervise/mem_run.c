@@ -58,11 +58,12 @@ int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_
 	return r;
 }
 
-int sizes_run(const struct mem_run_opts *o, long runs, json_t **record, pq_error *err)
+int sizes_run(const struct mem_run_opts *o, long runs, double seconds, json_t **record, pq_error *err)
 {
-	char n[32];
+	char n[32], sec[32];
 	snprintf(n, sizeof n, "%ld", runs);
-	const char *args[] = { "--runs", n, NULL };
+	snprintf(sec, sizeof sec, "%g", seconds > 0 ? seconds : 0);
+	const char *args[] = { "--runs", n, "--seconds", sec, NULL };
 	struct child_spec cs = {
 		.job = "sizes", .lib = o->lib, .args = args, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 900,
 		.cpu = o->cpu, .as_limit = o->as_limit ? o->as_limit : DEFAULT_AS_LIMIT,
@@ -73,11 +74,13 @@ int sizes_run(const struct mem_run_opts *o, long runs, json_t **record, pq_error
 		return r;
 	json_t *rec = json_pack("{s:s}", "schema", "pqprof.sizes/1");
 	if (cr.end == CHILD_OK) {
-		const char *keys[] = { "pk", "sk", "sig", "ct", "ss", "runs" };
+		const char *keys[] = { "pk", "sk", "sig", "ct", "ss", "runs", "runs_planned" };
 		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 			if (json_object_get(cr.done, keys[i]))
 				json_object_set(rec, keys[i], json_object_get(cr.done, keys[i]));
 		json_object_set_new(rec, "status", json_string("complete"));
+		if (seconds > 0)
+			json_object_set_new(rec, "budget_s", json_real(seconds));
 	} else {
 		describe_failure(rec, &cr);
 		r = pq_fail(err, child_blame(&cr), "sizes: %s", json_string_value(json_object_get(rec, "failure")));

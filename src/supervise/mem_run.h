@@ -27,7 +27,10 @@ struct mem_run_opts {
 /* Measure one operation.  *record gets a record even when the scheme failed. */
 int mem_run_op(const struct mem_run_opts *o, enum pq_op op, json_t **record, pq_error *err);
 
-/* Declared vs produced sizes over `runs` seeds (audit: report/sizes_audit.h). */
-int sizes_run(const struct mem_run_opts *o, long runs, json_t **record, pq_error *err);
+/*
+ * Declared vs produced sizes over `runs` seeds (audit: report/sizes_audit.h),
+ * fewer when `seconds` (> 0) are spent first (two runs at least).
+ */
+int sizes_run(const struct mem_run_opts *o, long runs, double seconds, json_t **record, pq_error *err);
 
 #endif

@@ -28,6 +28,9 @@ echo
 echo "== large images (a generated 64 MiB .rodata table) =="
 sh "$top_srcdir/tests/bench/large_image.sh"
 echo
+echo "== a heavy package (Sable: CMake levels, a 64 MiB generated basis, a keygen of seconds) =="
+sh "$top_srcdir/tests/bench/heavy_package.sh"
+echo
 echo "== flag-study sensitivity: paired studies of -O2 against -O3, and a planted 3% =="
 sh "$top_srcdir/tests/bench/flag_sensitivity.sh"
 PQPROF_BENCH_PAIR=planted sh "$top_srcdir/tests/bench/flag_sensitivity.sh"

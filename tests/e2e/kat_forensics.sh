@@ -53,6 +53,21 @@ expect_rc 21 "kat against a manifest digest that differs" -- "$PQPROF" kat "$WOR
 expect_grep "$WORK/out" "^forensics: Only the manifest digest of KAT_SIG_Toyla-192f.txt is at hand.*--vectors FILE" \
 	"manifest-only mismatch says the file is needed and how to pass it"
 
+# The manifest decides and the file it describes explains: the reference harness's way (digests of the submitted files).
+"$PQPROF" manifest "$WORK/KAT_SIG_Toyla-192f.txt" --label toy > "$WORK/spliced.sha256"
+expect_rc 21 "kat against a manifest, with the file it describes" -- "$PQPROF" kat "$WORK/t192.so" \
+	--manifest "$WORK/spliced.sha256" --vectors "$WORK/KAT_SIG_Toyla-192f.txt" --records-dir "" --sibling "$WORK/t128.so"
+expect_grep "$WORK/out" "^forensics: The submitted KAT_SIG_Toyla-192f.txt: $RECS\..*they equal Toyla-128f's own vectors" \
+	"manifest MISMATCH explained record by record from the file at hand"
+expect_grep "$WORK/out" "^first difference: record 2, field " "the first differing record, from the file"
+# A file that is not the one the manifest describes explains nothing, and the log says why.
+expect_rc 21 "kat against a manifest, with another file" -- "$PQPROF" kat "$WORK/t192.so" \
+	--manifest "$WORK/bad.sha256" --vectors "$WORK/KAT_SIG_Toyla-192f.txt" --records-dir "$WORK/rec2"
+expect_grep "$WORK/out" "^forensics: Only the manifest digest of KAT_SIG_Toyla-192f.txt is at hand" \
+	"a file with another digest is not used to explain"
+expect_grep "$WORK/rec2/Toyla-192f.kat.log" "^note: .*KAT_SIG_Toyla-192f.txt is not the file .*bad.sha256 describes" \
+	"the log says the file at hand is another"
+
 # A campaign over the tree: its own siblings are found, the footnote reaches section 3.
 cp -RL "$T" "$WORK/toyla"
 cp "$WORK/KAT_SIG_Toyla-192f.txt" "$WORK/toyla/Test_Vectors/"

@@ -31,9 +31,20 @@ n=$("$JGET" "$R" summary.n); t=$("$JGET" "$R" summary.trials); i=$("$JGET" "$R" 
 [ "$n" -eq $((t * i)) ] && pass "n = trials x iters ($n = $t x $i)" || fail "n $n is not $t x $i"
 expect_grep "$WORK/out" "keygen .* $n \($t x $i\)" "the table's n column"
 
-# A campaign with --op-budget: the report's n column and its note.
-expect_rc 0 "campaign with --op-budget" -- "$PQPROF" run "$WORK/slow.so" --steps build,bench,report --op-budget 0.2 \
+# The size sampling under a budget: two runs at least, then no more once it is spent.
+expect_rc 0 "sizes under a budget" -- "$PQPROF" sizes "$WORK/slow.so" --seconds 0.001 --records "$WORK/s1"
+expect_grep "$WORK/out" "over 2 of 20 runs: the 0.001 s budget ran out" "sizes says how many runs the budget allowed"
+R=$(ls "$WORK"/s1/*.json | head -n 1)
+[ "$("$JGET" "$R" runs)" = 2 ] && [ "$("$JGET" "$R" runs_planned)" = 20 ] && pass "record: 2 of 20 runs" ||
+	fail "record: runs $("$JGET" "$R" runs) of $("$JGET" "$R" runs_planned)"
+
+# A campaign with --op-budget: the report's n column and its note; the size sampling keeps to the budget too.
+expect_rc 0 "campaign with --op-budget" -- "$PQPROF" run "$WORK/slow.so" --steps build,bench,sizes,report --op-budget 0.2 \
 	--quick --out "$WORK/c"
 expect_grep "$WORK/c/report.md" "\| [0-9]+ \([0-9]+ × [0-9]+\) \|$" "report n column reads n (trials × iters)"
 expect_grep "$WORK/c/report.md" "Each operation had a budget of 0.2 s for all its trials" "report names the budget"
+R=$(ls "$WORK"/c/sizes/*.json | head -n 1)
+runs=$("$JGET" "$R" runs)
+[ "$("$JGET" "$R" budget_s)" = 0.2 ] && [ -n "$runs" ] && [ "$runs" -lt 20 ] &&
+	pass "sizes record: $runs runs within the 0.2 s budget" || fail "sizes record: runs '$runs', budget '$("$JGET" "$R" budget_s)'"
 finish
