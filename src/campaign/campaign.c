@@ -106,6 +106,20 @@ struct campaign {
 	int tool_failures;
 };
 
+/*
+ * Wall time for everything one operation of one unit runs in a step
+ * (bench trials, interposition trials, produced-size runs): --op-budget,
+ * else 900 s (60 s with --quick).  Only operations of seconds ever reach
+ * it: a 21 s keygen gets 5 x 8 calls, as the reference harness ran it, a
+ * 2 s one 3 x 10 with --quick.
+ */
+#define CAMPAIGN_OP_BUDGET_S 900.0
+#define CAMPAIGN_QUICK_OP_BUDGET_S 60.0
+static double op_budget_of(const struct campaign *c)
+{
+	return c->o->op_budget_s > 0 ? c->o->op_budget_s : c->o->quick ? CAMPAIGN_QUICK_OP_BUDGET_S : CAMPAIGN_OP_BUDGET_S;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -905,7 +919,7 @@ static void do_sizes(struct campaign *c, const struct unit *u, json_t *desc, jso
 	json_t *r = NULL;
 	pq_error err = { 0 };
 	/* An operation budget bounds the size sampling too: keygen may take seconds. */
-	record_sizes(&mo, 20, c->o->op_budget_s, 10, &ctx, &r, &err);
+	record_sizes(&mo, 20, op_budget_of(c), 10, &ctx, &r, &err);
 	put_measure(c, u, "sizes", rec, r, &err);
 }
 
@@ -1112,7 +1126,7 @@ static void bench_all(struct campaign *c, json_t *env)
 				.trials = c->o->trials > 0 ? c->o->trials : (c->o->quick ? 3 : 5),
 				.target_s = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0),
 				.events = c->o->events, .cpu = c->o->cpu, .timeout_s = c->o->timeout_s, .mlen = 64,
-				.op_budget_s = c->o->op_budget_s,
+				.op_budget_s = op_budget_of(c), .op_budget_default = !(c->o->op_budget_s > 0),
 				.command = c->o->command, .instance = desc[k], .environment = env,
 			};
 			path_of(c, logs[m], sizeof logs[m], "output", c->units[k].label, pq_op_name(op), ".bench.log");
@@ -1332,7 +1346,7 @@ static void interposition_all(struct campaign *c, json_t *env)
 			struct interpose_check_opts io = {
 				.local_lib = c->o->plain_pic ? lib : u->lib, .plain_lib = c->o->plain_pic ? u->lib : lib,
 				.ops = ops, .nops = nops, .trials = c->o->trials > 0 ? c->o->trials : 5,
-				.target_s = target > 0.3 ? 0.3 : target, .op_budget_s = c->o->op_budget_s,
+				.target_s = target > 0.3 ? 0.3 : target, .op_budget_s = op_budget_of(c),
 				.events = c->o->events, .cpu = c->o->cpu,
 				.timeout_s = c->o->timeout_s, .command = c->o->command, .instance = desc, .environment = env,
 				.measured_plain = c->o->plain_pic,

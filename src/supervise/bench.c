@@ -318,8 +318,8 @@ static int session_begin(struct bench_session *s, const struct bench_config *cfg
 	                    "max_iters_per_trial", (json_int_t)cp->max_iters_per_trial));
 	json_t *calj = json_object_get(s->rec, "calibration");
 	json_object_set_new(calj, "trial_timeout_s", json_real(s->trial_timeout_s));
-	if (cfg->op_budget_s > 0) {
-		long planned = (long)cp->trials * s->iters;
+	long planned = (long)cp->trials * s->iters;
+	if (cfg->op_budget_s > 0 && (!cfg->op_budget_default || planned < cp->min_total_calls)) {
 		json_object_set_new(calj, "op_budget_s", json_real(cfg->op_budget_s));
 		json_object_set_new(calj, "n_planned", json_integer(planned));
 		json_object_set_new(calj, "max_trial_s", json_real(cp->max_trial_s));

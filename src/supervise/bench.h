@@ -36,6 +36,7 @@ struct bench_config {
 	 * trials fit the budget; the record says what n it reached and why.
 	 */
 	double op_budget_s;
+	int op_budget_default;  /* op_budget_s is a default: recorded only where it lowered n */
 	long mlen;              /* default 64 */
 	unsigned long long as_limit;
 	const char *command;    /* the command line, for the record */
