@@ -1,7 +1,7 @@
 /*
  * pprof_top: an independent reader of the pprof files `pqprof export
  * --format pprof` writes, for tests/e2e/pprof_export.sh where `go tool
- * pprof` may be missing.  It gunzips and unpacks the profile with
+ * pprof` may be missing.  It gunzips (gzip -dc) and unpacks the profile with
  * protobuf-c, checks what every pprof reader relies on (string 0 is "",
  * every id a sample, location or line names exists, sample values match
  * the sample types), then prints:
@@ -54,7 +54,16 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return bad("usage: pprof_top FILE [OP]");
 	const char *op = argc > 2 ? argv[2] : NULL;
+	/* gzip-compressed (magic 1f 8b): read it through `gzip -dc`, as a reader would gunzip it. */
 	FILE *f = fopen(argv[1], "rb");
+	if (!f)
+		return bad("cannot open the file");
+	int gz = fgetc(f) == 0x1f && fgetc(f) == 0x8b;
+	fclose(f);
+	char cmd[4200];
+	if (gz && (strchr(argv[1], '\'') || snprintf(cmd, sizeof cmd, "gzip -dc '%s'", argv[1]) >= (int)sizeof cmd))
+		return bad("file name unfit for a shell command");
+	f = gz ? popen(cmd, "r") : fopen(argv[1], "rb");
 	if (!f)
 		return bad("cannot open the file");
 	size_t len = 0, cap = 1 << 16;
@@ -65,7 +74,8 @@ int main(int argc, char **argv)
 		if (len == cap)
 			buf = realloc(buf, cap *= 2);
 	}
-	fclose(f);
+	if (gz ? pclose(f) != 0 : fclose(f) != 0)
+		return bad("not a well-formed gzip file");
 	if (!buf)
 		return bad("out of memory");
 	PProfile *p = perftools__profiles__profile__unpack(NULL, len, buf);

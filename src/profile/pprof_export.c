@@ -7,8 +7,13 @@
 #include "trace/export.h"
 #include "src/profile/pprof_profile.pb-c.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef Perftools__Profiles__Profile PProfile;
 typedef Perftools__Profiles__ValueType PValueType;
@@ -219,17 +224,63 @@ static void event_type(const struct analysis *a, const char **type, const char *
 	}
 }
 
-/*
- * The packed profile as it is: pprof, Pyroscope and other readers take an
- * uncompressed profile.proto as well as a gzipped one.  Gzip needs zlib,
- * which is not (yet) among pqprof's dependencies; `gzip FILE` gives the
- * compressed form.
- */
 static int raw_write(const void *buf, size_t len, FILE *fp, pq_error *err)
 {
 	if (len && fwrite(buf, 1, len, fp) != len)
 		return pq_fail_errno(err, PQ_EIO, "pprof export: write failed");
 	return 0;
+}
+
+/*
+ * The packed profile, gzip-compressed as profile.proto files travel
+ * (pprof, Pyroscope).  The compression is the gzip program's (Debian
+ * marks it Essential: always installed); pqprof links no zlib.  1 when
+ * gzip wrote the file, 0 when no gzip could run (the caller writes the
+ * profile uncompressed, which the readers also take), or a failure.
+ */
+static int gzip_write(const void *buf, size_t len, FILE *fp, pq_error *err)
+{
+	if (fflush(fp) != 0)
+		return pq_fail_errno(err, PQ_EIO, "pprof export: write failed");
+	int in[2];
+	if (pipe2(in, O_CLOEXEC) != 0)
+		return pq_fail_errno(err, PQ_EIO, "pprof export: pipe");
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(in[0]);
+		close(in[1]);
+		return pq_fail_errno(err, PQ_EIO, "pprof export: fork");
+	}
+	if (pid == 0) {
+		if (dup2(in[0], 0) < 0 || dup2(fileno(fp), 1) < 0)
+			_exit(126);
+		execlp("gzip", "gzip", "-n", "-c", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigaction(SIGPIPE, &ign, &old);
+	const uint8_t *p = buf;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t n = write(in[1], p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		p += n;
+		left -= (size_t)n;
+	}
+	close(in[1]);
+	sigaction(SIGPIPE, &old, NULL);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		return 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || left)
+		return pq_fail(err, PQ_EIO, "pprof export: gzip failed (status %d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 1;
 }
 
 static void pp_free(struct pp *p)
@@ -349,7 +400,10 @@ static int pack_and_write(struct pp *p, const char *path, pq_error *err)
 	perftools__profiles__profile__pack(&prof, buf);
 	struct export_out o;
 	if ((rc = export_out_open(&o, path, err)) == 0) {
-		int ok = raw_write(buf, len, o.fp, err) == 0;
+		int g = gzip_write(buf, len, o.fp, err);
+		if (g == 0)
+			fprintf(stderr, "pqprof export: no gzip program: the profile is written uncompressed\n");
+		int ok = g > 0 || (g == 0 && raw_write(buf, len, o.fp, err) == 0);
 		pq_error cerr = { 0 };
 		int cr = export_out_close(&o, ok, &cerr);
 		if (ok && cr < 0)
