@@ -305,6 +305,67 @@ static int driver_lines(const char *text)
 	return n;
 }
 
+/*
+ * The outputs (-o NAME) of the dry run's command lines that mention a KAT
+ * driver, as one string " a b c " (each name between spaces), so that
+ * what another target adds can be told.
+ */
+static char *driver_outputs(const char *text)
+{
+	static const char *const stems[] = { "KAT_SIG", "KAT_KEM", "PQCgenKAT_sign", "PQCgenKAT_kem", NULL };
+	size_t cap = 256, n = 1;
+	char *out = malloc(cap);
+	if (!out)
+		return NULL;
+	strcpy(out, " ");
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		int hit = 0;
+		for (int i = 0; stems[i] && !hit; i++)
+			hit = memmem(line, len, stems[i], strlen(stems[i])) != NULL;
+		const char *o = hit ? memmem(line, len, " -o ", 4) : NULL;
+		if (o) {
+			o += 4;
+			size_t k = 0;
+			while (o + k < line + len && o[k] != ' ' && o[k] != '\t')
+				k++;
+			if (k > 0 && n + k + 2 < 65536) {
+				if (n + k + 2 > cap) {
+					char *t = realloc(out, cap = (n + k + 2) * 2);
+					if (!t) {
+						free(out);
+						return NULL;
+					}
+					out = t;
+				}
+				memcpy(out + n, o, k);
+				n += k;
+				out[n++] = ' ';
+				out[n] = '\0';
+			}
+		}
+		line += len + (nl ? 1 : 0);
+	}
+	return out;
+}
+
+/* Whether every name of the set a (" x y ") is in the set b. */
+static int outputs_within(const char *a, const char *b)
+{
+	for (const char *p = a + 1; *p;) {
+		const char *e = strchr(p, ' ');
+		if (!e)
+			break;
+		char name[PATH_MAX + 2];
+		snprintf(name, sizeof name, " %.*s ", (int)(e - p), p);
+		if (!strstr(b, name))
+			return 0;
+		p = e + 1;
+	}
+	return 1;
+}
+
 static int count_lines(const char *text)
 {
 	int n = 0;
@@ -347,17 +408,38 @@ static int skip_target(const char *t)
 }
 
 /*
- * The make target to observe, from a dry run of each explicit target of
+ * The make targets to observe, from a dry run of each explicit target of
  * the make database (test, debug and sanitizer targets aside: they may
- * link the driver with switches of their own): the one whose commands
- * link the most KAT drivers (every instance a loop or a group target
- * builds); among those, a target named for the KATs, then the default
- * goal, then any other; then the fewest commands (no convenience rule
- * beside them).  Else the default goal ("").
+ * link the driver with switches of their own): first the one whose
+ * commands link the most KAT drivers (every instance a loop or a group
+ * target builds); among those, a target named for the KATs, then the
+ * default goal, then any other; then the fewest commands (no convenience
+ * rule beside them).  Then, in the same order, every other target that
+ * links a KAT program none chosen so far links (a Makefile with one
+ * target per level: PQCgenKAT_kem512, PQCgenKAT_kem768...).  Space-
+ * separated into target; "" for the default goal alone.
  */
+struct cand_score {
+	int i, links, cls, lines;
+	char *outputs;
+};
+
+static int by_score(const void *x, const void *y)
+{
+	const struct cand_score *a = x, *b = y;
+	if (a->links != b->links)
+		return b->links - a->links;
+	if (a->cls != b->cls)
+		return b->cls - a->cls;
+	if (a->lines != b->lines)
+		return a->lines - b->lines;
+	return a->i - b->i;
+}
+
 static void choose_make_target(struct obs *ob, char *target, size_t len)
 {
 	target[0] = '\0';
+	char default_goal[256] = "";
 	struct argv_buf av = { 0 };
 	av_push(&av, "make");
 	av_push(&av, "-qp");
@@ -379,6 +461,10 @@ static void choose_make_target(struct obs *ob, char *target, size_t len)
 			not_target = 1;
 			continue;
 		}
+		if (strncmp(line, ".DEFAULT_GOAL := ", 17) == 0) {
+			snprintf(default_goal, sizeof default_goal, "%s", line + 17);
+			continue;
+		}
 		int was_not = not_target;
 		not_target = 0;
 		if (was_not || line[0] == '#' || line[0] == '\t' || line[0] == ' ')
@@ -396,7 +482,8 @@ static void choose_make_target(struct obs *ob, char *target, size_t len)
 			cands[nc++] = strdup(line);
 	}
 	free(db);
-	int best = -1, best_lines = 0, best_links = 0, best_class = 0;
+	struct cand_score sc[MAX_CANDIDATE_TARGETS];
+	int ns = 0;
 	for (int i = 0; i < nc && mono_s() < ob->deadline; i++) {
 		struct argv_buf dry = { 0 };
 		av_push(&dry, "make");
@@ -414,20 +501,37 @@ static void choose_make_target(struct obs *ob, char *target, size_t len)
 			continue;
 		}
 		int links = driver_lines(text);
-		if (links > 0) {
-			int n = count_lines(text), cls = target_class(cands[i]);
-			if (best < 0 || links > best_links || (links == best_links && cls > best_class) ||
-			    (links == best_links && cls == best_class && n < best_lines)) {
-				best = i;
-				best_lines = n;
-				best_links = links;
-				best_class = cls;
-			}
-		}
+		if (links > 0)
+			sc[ns++] = (struct cand_score){ .i = i, .links = links, .cls = target_class(cands[i]),
+				                        .lines = count_lines(text), .outputs = driver_outputs(text) };
 		free(text);
 	}
-	if (best >= 0)
-		snprintf(target, len, "%s", cands[best]);
+	qsort(sc, (size_t)ns, sizeof *sc, by_score);
+	/* What the chosen targets link so far, as " a b c ". */
+	char *covered = ns > 0 && sc[0].outputs ? strdup(sc[0].outputs) : NULL;
+	for (int k = 0; k < ns; k++) {
+		const char *name = cands[sc[k].i][0] ? cands[sc[k].i] : default_goal;
+		int add = k == 0;
+		if (!add && covered && sc[k].outputs && name[0] && !outputs_within(sc[k].outputs, covered)) {
+			size_t a = strlen(covered), b = strlen(sc[k].outputs);
+			char *t = realloc(covered, a + b + 1);
+			if (t) {
+				covered = t;
+				memcpy(covered + a, sc[k].outputs + 1, b);  /* keeps the separating spaces */
+				add = 1;
+			}
+		}
+		if (!add)
+			continue;
+		size_t used = strlen(target);
+		if (k > 0 && !target[0] && default_goal[0])
+			used = (size_t)snprintf(target, len, "%s", default_goal);  /* the default goal, now by its name */
+		if (used + strlen(name) + 2 < len)
+			snprintf(target + used, len - used, "%s%s", used ? " " : "", k == 0 ? cands[sc[k].i] : name);
+	}
+	free(covered);
+	for (int k = 0; k < ns; k++)
+		free(sc[k].outputs);
 	for (int i = 0; i < nc; i++)
 		free(cands[i]);
 }
@@ -615,14 +719,16 @@ static void run_build(struct obs *ob, int cmake)
 	int to = 0, st;
 	char log[PATH_MAX];
 	if (!cmake) {
-		char target[256];
+		char target[1024];
 		choose_make_target(ob, target, sizeof target);
 		struct argv_buf av = { 0 };
 		av_push(&av, "make");
 		av_push(&av, "-k");
 		av_push(&av, "-B");
-		if (target[0])
-			av_push(&av, target);
+		char words[1024];
+		snprintf(words, sizeof words, "%s", target);
+		for (char *save = NULL, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+			av_push(&av, w);
 		push_tool_vars(ob, &av);
 		snprintf(p->how, sizeof p->how, "make -B %s, with CC, CXX, AS, AR and LD set to the pqprof compiler wrapper",
 		         target[0] ? target : "(default goal)");

@@ -518,13 +518,13 @@ static void detect_api(struct pkg_instance *in)
 	}
 	snprintf(in->api, sizeof in->api, "nist");
 	char p[PATH_MAX], *text = NULL;
-	int is_kem = 0;
-	if (path_fmt(p, sizeof p, NULL, "%s/api.h", in->tree) == 0 && read_whole_file(p, &text, NULL, 1u << 20, NULL) == 0)
-		is_kem = strstr(text, "crypto_kem_") || strstr(text, "CRYPTO_CIPHERTEXTBYTES");
+	const char *why = "";
+	if (path_fmt(p, sizeof p, NULL, "%s/api.h", in->tree) < 0 || read_whole_file(p, &text, NULL, 1u << 20, NULL) < 0)
+		text = NULL;
+	int is_kem = tree_nist_is_kem(in->tree, text, &why);
 	free(text);
 	snprintf(in->kind, sizeof in->kind, "%s", is_kem ? "kem" : "signature");
-	snprintf(in->api_why, sizeof in->api_why, "NIST %s API: api.h%s", is_kem ? "KEM" : "signature",
-	         is_kem ? " names crypto_kem_ or CRYPTO_CIPHERTEXTBYTES" : "");
+	snprintf(in->api_why, sizeof in->api_why, "NIST %s API: %s", is_kem ? "KEM" : "signature", why);
 }
 
 /* The KAT file of ps->inst[ps->ninst] (filled in), then count it. */

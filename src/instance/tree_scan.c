@@ -471,6 +471,18 @@ static void leave_out(struct tree_file *f, const char *fmt, const char *arg)
 	snprintf(f->reason, sizeof f->reason, fmt, arg);
 }
 
+int tree_nist_is_kem(const char *dir, const char *api_text, const char **why)
+{
+	int kem_drv = dir_has_file(dir, "PQCgenKAT_kem.c"), sig_drv = dir_has_file(dir, "PQCgenKAT_sign.c");
+	if (kem_drv != sig_drv) {
+		*why = kem_drv ? "the tree's KAT driver is PQCgenKAT_kem.c" : "the tree's KAT driver is PQCgenKAT_sign.c";
+		return kem_drv;
+	}
+	int kem = api_text && (strstr(api_text, "crypto_kem_") || strstr(api_text, "CIPHERTEXTBYTES"));
+	*why = kem ? "api.h names crypto_kem_ or a CIPHERTEXTBYTES size" : "api.h names no KEM function or size";
+	return kem;
+}
+
 /* Decide the flavour and kind from the headers present. */
 static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 {
@@ -508,7 +520,13 @@ static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 	free(text);
 	if (!s)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
-	int kem_api = strstr(s, "crypto_kem_") || strstr(s, "CRYPTO_CIPHERTEXTBYTES");
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", p);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	const char *why;
+	int kem_api = tree_nist_is_kem(dir, s, &why);
 	ts->kind = kem_api ? TREE_KIND_KEM : TREE_KIND_SIG;
 	ts->api_h_declares = strstr(s, kem_api ? "crypto_kem_keypair" : "crypto_sign_keypair") != NULL;
 	free(s);

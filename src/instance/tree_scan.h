@@ -60,6 +60,14 @@ void tree_scan_free(struct tree_scan *ts);
 const char *tree_api_name(enum tree_api api);
 /* Is this file name (no directory) one of the official KAT drivers (KAT_SIG.c, PQCgenKAT_sign.c, ...)? */
 int tree_is_kat_driver(const char *base);
+/*
+ * Whether a NIST-API tree is a KEM: the KAT driver it ships says so
+ * (PQCgenKAT_kem.c without PQCgenKAT_sign.c in dir, or the other way
+ * round); else api.h's text (api_text, NULL: unread) names crypto_kem_
+ * functions or a CIPHERTEXTBYTES size, namespaced ones included
+ * (pqcrystals_kyber512_CIPHERTEXTBYTES).  *why gets the evidence.
+ */
+int tree_nist_is_kem(const char *dir, const char *api_text, const char **why);
 int tree_api_parse(const char *s, enum tree_api *out);
 
 /*

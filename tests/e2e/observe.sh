@@ -5,8 +5,8 @@
 # the KAT programs that build linked.  Fixtures: instance names computed
 # by the shell from parallel lists, a -D switch only a convenience .so
 # rule sets, a CMake tree with per-level targets and a generated header, a
-# CRLF NIST tree, and a build that tries to write outside its copy and to
-# reach the network.  Where both paths can run, the observed and the read
+# CRLF NIST tree, a KEM tree with one KAT target per parameter set, and a
+# build that tries to write outside its copy and to reach the network.  Where both paths can run, the observed and the read
 # plan agree on the instances.
 . "$top_srcdir/tests/e2e/lib.sh"
 
@@ -170,6 +170,16 @@ agree_build "$R"
 if grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo && grep -qw popcnt /proc/cpuinfo; then
 	agree_build "$FIX/avx2-nist"   # an assembly file and -m flags
 fi
+# One make target per parameter set (no target links them all), a KEM whose api.h names only namespaced sizes.
+K="$O/per-level-kem"
+expect_rc 1 "the tree with one KAT target per parameter set, without --instance" -- "$PQPROF" build "$K" -o "$WORK/minnow.so" -q
+expect_grep "$WORK/err" 'links 2 KAT programs \(make -B PQCgenKAT_kem512 PQCgenKAT_kem768,' "every per-set KAT target observed"
+expect_grep "$WORK/err" 'Minnow512 \(512\), Minnow768 \(768\)' "one instance per parameter set"
+expect_rc 0 "build Minnow768" -- "$PQPROF" build "$K" -o "$WORK/minnow768.so" --instance Minnow768 -q
+"$PQPROF" info "$WORK/minnow768.so" >"$WORK/info" 2>&1
+expect_grep "$WORK/info" '^api +nist kem$' "a KEM, though api.h never says crypto_kem_"
+expect_grep "$WORK/info" '^ct +112 bytes$' "the parameter set's sizes through params.h"
+
 left=$(find "$WORK/tmp" -mindepth 1 -maxdepth 1 -name 'pqprof-*' | head -3)
 [ -z "$left" ] && pass "every scratch copy of a tree and every job directory removed, with what the builds made in them" ||
 	fail "scratch directories left behind: $left"
