@@ -76,9 +76,10 @@ static int fail_call(struct build *b, enum pq_op op, int rc, long round, pq_erro
 }
 
 /* K calls of one build, timed as one slot; the last call's output is checked outside the span. */
-static int slot(struct build *b, enum pq_op op, long iters, counter_set *cs, uint64_t *cpu_ns, uint64_t *units,
-                long round, pq_error *err)
+static int slot(struct build *b, int index, enum pq_op op, long iters, counter_set *cs, uint64_t *cpu_ns,
+                uint64_t *units, long round, pq_error *err)
 {
+	runner_set_build(index);
 	counter_sample s0, d = { 0 };
 	int rc = 0;
 	uint64_t c0 = cpu_now();
@@ -159,6 +160,7 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 			return PQ_ENOMEM;
 		}
 		b[i].c.mark = runner_mark_call;
+		runner_set_build(i);
 		if (op_ctx_prepare(&b[i].c, (enum pq_op)op, &err) < 0) {
 			pq_error_prefix(&err, "%s", b[i].path);
 			runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", err.msg));
@@ -178,6 +180,7 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 		for (long k = 0; k < (warmup > 0 ? warmup : 1) && !(k > 0 && call_ns > 200000000u); k++) {
 			round_seed(mix, -1 - k, seed);
 			runner_seed_instance(b[i].inst, seed, sizeof seed);
+			runner_set_build(i);
 			uint64_t c0 = cpu_now();
 			int rc = op_ctx_call(&b[i].c, (enum pq_op)op);
 			uint64_t c1 = cpu_now();
@@ -214,7 +217,7 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 		for (int k = 0; k < nb; k++) {
 			struct build *x = &b[order[k]];
 			runner_seed_instance(x->inst, seed, sizeof seed);
-			int rc = slot(x, (enum pq_op)op, iters, &cs, &cpu[order[k]], &units[order[k]], r, &err);
+			int rc = slot(x, order[k], (enum pq_op)op, iters, &cs, &cpu[order[k]], &units[order[k]], r, &err);
 			if (rc != 0)
 				return rc;
 		}
@@ -228,6 +231,7 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 		done_rounds++;
 	}
 	contention_snap_take(&snap1);
+	runner_set_build(-1);
 	runner_op_end((enum pq_op)op, 1);
 	uint64_t t_end = wall_now();
 

@@ -57,6 +57,8 @@ int runner_done_sent(void);
 void runner_install_fault_handlers(void);
 /* While on, a fatal signal is reported as a load failure (a damaged library). */
 void runner_set_loading(int on);
+/* A job of several builds (paired): which one's calls run now, so that a crash, hang or exit() names it; -1: none. */
+void runner_set_build(int b);
 
 /* The operation in progress, or -1. */
 int runner_current_op(void);

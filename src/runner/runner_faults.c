@@ -25,6 +25,25 @@
 /* Set while the instance library is being loaded: a fault then is a load failure. */
 static volatile sig_atomic_t loading;
 
+/* The build whose calls are running, in a job that loads several (-1: one build). */
+static volatile sig_atomic_t current_build = -1;
+
+void runner_set_build(int b)
+{
+	current_build = b;
+}
+
+/* Async-signal-safe: {"ev":"in_build","build":N} when a job of several builds is in one. */
+static void say_build(void)
+{
+	if (current_build < 0)
+		return;
+	char buf[64];
+	int n = snprintf(buf, sizeof buf, "{\"ev\":\"in_build\",\"build\":%d}\n", (int)current_build);
+	if (n > 0 && (size_t)n < sizeof buf)
+		runner_emit_raw(buf, (size_t)n);
+}
+
 void runner_set_loading(int on)
 {
 	loading = on;
@@ -73,6 +92,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uc)
 	char buf[320];
 	int op = runner_current_op();
 	const char *opname = op >= 0 ? pq_op_name(op) : "";
+	say_build();
 	int n = snprintf(buf, sizeof buf, "{\"ev\":\"fault\",\"signal\":%d,\"op\":\"%s\",\"addr\":\"%p\"}\n",
 	                 sig, opname, si ? si->si_addr : NULL);
 	if (n > 0)
@@ -110,6 +130,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uc)
 static void stop_handler(int sig)
 {
 	int op = runner_current_op();
+	say_build();
 	if (op >= 0) {
 		char buf[96];
 		int n = snprintf(buf, sizeof buf, "{\"ev\":\"stopped\",\"op\":\"%s\"}\n", pq_op_name(op));
@@ -125,6 +146,7 @@ static void exit_watch(void)
 {
 	int op = runner_current_op();
 	if (op >= 0) {
+		say_build();
 		char buf[128];
 		int n = snprintf(buf, sizeof buf, "{\"ev\":\"exit_in_op\",\"op\":\"%s\"}\n", pq_op_name(op));
 		if (n > 0)

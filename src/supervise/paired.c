@@ -236,8 +236,22 @@ static int run_process(struct study *st, size_t rounds, double max_s, json_t *re
 		st->have_out = 1;
 	}
 	if (res.end != CHILD_OK || !res.done) {
-		char why[512];
+		char why[768];
 		child_describe(&res, why, sizeof why);
+		/* The build whose calls were running, where the runner said. */
+		size_t i;
+		json_t *ev;
+		json_array_foreach(res.events, i, ev) {
+			json_int_t b = json_integer_value(json_object_get(ev, "build"));
+			const char *name = json_string_value(json_object_get(ev, "ev"));
+			if (name && strcmp(name, "in_build") == 0 && b >= 0 && b < st->nb) {
+				size_t n = strlen(why);
+				snprintf(why + n, sizeof why - n, ", in build %s (%s)", cfg->builds[b].label,
+				         cfg->builds[b].lib);
+				json_object_set_new(rec, "failed_build", json_string(cfg->builds[b].label));
+				break;
+			}
+		}
 		int code = child_blame(&res);
 		json_object_set_new(rec, "status", json_string("failed"));
 		json_object_set_new(rec, "failure", json_pack("{s:s, s:s, s:s}", "kind", bench_failure_kind(&res),

@@ -70,6 +70,8 @@ expect_rc 0 "a flag study with a crashing build" -- "$PQPROF" run "$T" --out "$W
 	--profile crash="-O2 -DTOY_SEGV_IN_SIGN" --steps build,paired --budget 12 $Q --no-report
 expect_grep "$WORK/c/paired/ngcc-toy__base__sign.json" '"status": "failed"' "sign study: failed record"
 expect_grep "$WORK/c/paired/ngcc-toy__base__sign.json" '"kind": "CRASH"' "sign study: the crash is its verdict"
+expect_grep "$WORK/c/paired/ngcc-toy__base__sign.json" '"failed_build": "crash"' "sign study: names the build that crashed"
+expect_grep "$WORK/c/paired/ngcc-toy__base__sign.json" '"reason": "crashed with SIGSEGV.*in build crash' "the reason names it too"
 expect_grep "$WORK/c/paired/ngcc-toy__base__keygen.json" '"status": "ok"' "keygen study still measured"
 
 expect_rc 1 "--precision out of range" -- "$PQPROF" run "$T" --out "$WORK/d" --profile a=-O1 --profile b=-O2 --precision 2
