@@ -1221,12 +1221,24 @@ static void paired_summary(struct campaign *c, const struct unit *base, enum pq_
 	}
 	size_t i;
 	json_t *e;
-	json_array_foreach(json_object_get(r, "comparisons"), i, e)
+	json_array_foreach(json_object_get(r, "comparisons"), i, e) {
 		fprintf(f, "  %-28s %-7s %-14s %6.3f (%.3f-%.3f)  %s; %s\n", base->instance, pq_op_name(op),
 		        json_string_value(json_object_get(e, "candidate")) ?: "?",
 		        json_number_value(json_object_get(e, "ratio")), json_number_value(json_object_get(e, "lo")),
 		        json_number_value(json_object_get(e, "hi")), json_string_value(json_object_get(e, "verdict")) ?: "?",
 		        json_string_value(json_object_get(e, "detectable")) ?: "");
+		/* The functions that changed most, from the same runs (cost per call, 95% interval). */
+		size_t k;
+		json_t *fn;
+		json_array_foreach(json_object_get(e, "functions"), k, fn) {
+			if (k >= 3)
+				break;
+			fprintf(f, "  %-28s %-7s %-14s   %s %+.0f (%+.0f..%+.0f) per call\n", "", "", k ? "" : "functions:",
+			        json_string_value(json_object_get(fn, "function")) ?: "?",
+			        json_number_value(json_object_get(fn, "delta")), json_number_value(json_object_get(fn, "delta_lo")),
+			        json_number_value(json_object_get(fn, "delta_hi")));
+		}
+	}
 	fprintf(f, "  %-28s %-7s %s\n", "", "", json_string_value(json_object_get(r, "stop_reason")) ?: "");
 }
 

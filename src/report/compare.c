@@ -391,7 +391,7 @@ static int paired_entry(const struct compare_opts *o, const struct pair *p, cons
 	if (hit) {
 		static const char *const keys[] = { "ratio", "lo", "hi", "half_width", "var_process", "var_round", "mde",
 			                            "processes", "rounds", "verdict", "reason", "detectable", "effect",
-			                            "settle_budget_s", NULL };
+			                            "settle_budget_s", "functions", NULL };
 		for (int k = 0; keys[k]; k++)
 			if (json_object_get(hit, keys[k]))
 				json_object_set(e, keys[k], json_object_get(hit, keys[k]));

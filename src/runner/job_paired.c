@@ -18,8 +18,11 @@
 #include "measure/counter.h"
 #include "measure/contention.h"
 #include "runner/scheme_output.h"
+#include "runner/ip_sampler.h"
 #include "supervise/paired.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,7 @@
 
 struct build {
 	const char *path;
+	uintptr_t base, bias;     /* where dladdr places the library; its load bias */
 	const struct pqprof_instance *inst;
 	struct op_ctx c;
 };
@@ -76,18 +80,20 @@ static int fail_call(struct build *b, enum pq_op op, int rc, long round, pq_erro
 }
 
 /* K calls of one build, timed as one slot; the last call's output is checked outside the span. */
-static int slot(struct build *b, int index, enum pq_op op, long iters, counter_set *cs, uint64_t *cpu_ns,
-                uint64_t *units, long round, pq_error *err)
+static int slot(struct build *b, int index, enum pq_op op, long iters, counter_set *cs, struct ip_sampler *ips,
+                uint64_t *cpu_ns, uint64_t *units, long round, pq_error *err)
 {
 	runner_set_build(index);
 	counter_sample s0, d = { 0 };
 	int rc = 0;
+	ip_sampler_begin(ips, index);
 	uint64_t c0 = cpu_now();
 	counter_set_start(cs, &s0);
 	for (long i = 0; i < iters && rc == 0; i++)
 		rc = op_ctx_call(&b->c, op);
 	counter_set_stop(cs, &s0, &d);
 	uint64_t c1 = cpu_now();
+	ip_sampler_end(ips);
 	scheme_output_settle(op, NULL, NULL);
 	if (rc != 0 || op_ctx_check(&b->c, op, err) < 0)
 		return fail_call(b, op, rc, round, err);
@@ -101,6 +107,7 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 	const char *opname = NULL, *events = "cycles", *backend = NULL;
 	long rounds = 10, iters = 0, warmup = 2, mlen = 64, slot_us = 20000;
 	double seed_d = 1, max_s = 0;
+	long sample_hz = 0;
 	struct opt_list libs = { 0 };
 	int help = 0;
 	const struct option_spec specs[] = {
@@ -113,6 +120,7 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "" },
 		{ OPT_DOUBLE, 0, "seed", &seed_d, "N", "" },
 		{ OPT_DOUBLE, 0, "max-seconds", &max_s, "S", "" },
+		{ OPT_INT, 0, "sample-hz", &sample_hz, "HZ", "" },
 		{ OPT_STRING, 0, "events", &events, "CSV", "" },
 		{ OPT_STRING, 0, "backend", &backend, "NAME", "" },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL },
@@ -144,7 +152,22 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 			runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));
 			return PQ_ELOAD;
 		}
+		Dl_info info;
+		struct link_map *lm = NULL;
+		if (dladdr(b[i].inst, &info))
+			b[i].base = (uintptr_t)info.dli_fbase;
+		if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm)
+			b[i].bias = (uintptr_t)lm->l_addr;
 	}
+	/* Self samples per build, for the per-function deltas (off with --sample-hz 0). */
+	uintptr_t bases[PAIRED_MAX_BUILDS], biases[PAIRED_MAX_BUILDS];
+	for (int i = 0; i < nb; i++) {
+		bases[i] = b[i].base;
+		biases[i] = b[i].bias;
+	}
+	char sample_why[256] = "";
+	struct ip_sampler *ips = sample_hz > 0 ? ip_sampler_open((int)sample_hz, nb, bases, biases, sample_why,
+	                                                        sizeof sample_why) : NULL;
 	counter_set cs;
 	if (counter_set_open(events, backend, &cs, &err) < 0) {
 		runner_emit_error("counters: %s", err.msg);
@@ -217,7 +240,7 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 		for (int k = 0; k < nb; k++) {
 			struct build *x = &b[order[k]];
 			runner_seed_instance(x->inst, seed, sizeof seed);
-			int rc = slot(x, order[k], (enum pq_op)op, iters, &cs, &cpu[order[k]], &units[order[k]], r, &err);
+			int rc = slot(x, order[k], (enum pq_op)op, iters, &cs, ips, &cpu[order[k]], &units[order[k]], r, &err);
 			if (rc != 0)
 				return rc;
 		}
@@ -246,6 +269,11 @@ int job_paired(struct runner_env *env, int argc, char **argv)
 	                         "rounds_s", (double)(t_end - t_rounds) * 1e-9,
 	                         "warmup_call_ns", (double)call_ns,
 	                         "contention", contention_evidence(&snap0, &snap1), "data", jrounds);
+	if (ips)
+		json_object_set_new(done, "samples", ip_sampler_json(ips));
+	else if (sample_hz > 0)
+		json_object_set_new(done, "samples_error", json_string(sample_why));
+	ip_sampler_close(ips);
 	runner_emit(done);
 	for (int i = 0; i < nb; i++)
 		op_ctx_free(&b[i].c);

@@ -5,7 +5,7 @@
 libpqprof_a_SOURCES += \
 	src/supervise/child.c src/supervise/child.h \
 	src/supervise/describe.c src/supervise/describe.h \
-	src/supervise/bench.c src/supervise/bench.h src/supervise/paired.c src/supervise/paired.h \
+	src/supervise/bench.c src/supervise/bench.h src/supervise/paired.c src/supervise/paired.h src/supervise/paired_functions.c src/supervise/paired_functions.h \
 	src/supervise/kat_gate.c src/supervise/kat_gate.h \
 	src/supervise/mem_run.c src/supervise/mem_run.h \
 	src/supervise/blame.c src/supervise/blame.h \

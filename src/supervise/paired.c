@@ -5,6 +5,7 @@
 #include "supervise/blame.h"
 #include "supervise/child.h"
 #include "supervise/output_log.h"
+#include "supervise/paired_functions.h"
 #include "measure/paired_stats.h"
 #include "runner/op_ctx.h"
 #include "core/grow.h"
@@ -37,6 +38,7 @@ struct study {
 	long iters;             /* calls per slot, fixed by the first process */
 	double elapsed_s;
 	json_t *events;         /* what the runner said of each process, for the record */
+	json_t **samples;       /* per process: the runner's self samples per build, or NULL */
 	struct child_result last_out;  /* the last child that printed anything (for the log) */
 	int have_out;
 };
@@ -208,7 +210,7 @@ static int run_process(struct study *st, size_t rounds, double max_s, json_t *re
 	for (int b = 1; b < st->nb; b++)
 		extra[b - 1] = realpath(cfg->builds[b].lib, abs[b]) ? abs[b] : cfg->builds[b].lib;
 	const char *kv[][2] = { { "--op", pq_op_name(cfg->op) }, { "--rounds", r_s }, { "--iters", it },
-		                { "--mlen", ml }, { "--seed", sd }, { "--max-seconds", mx },
+		                { "--mlen", ml }, { "--seed", sd }, { "--max-seconds", mx }, { "--sample-hz", PAIRED_SAMPLE_HZ },
 		                { "--events", cfg->events ? cfg->events : "cycles" } };
 	for (size_t k = 0; k < sizeof kv / sizeof kv[0]; k++) {
 		args[n++] = kv[k][0];
@@ -271,8 +273,16 @@ static int run_process(struct study *st, size_t rounds, double max_s, json_t *re
 		snprintf(st->backend, sizeof st->backend, "%s",
 		         json_string_value(json_object_get(done, "backend_desc")) ?: "");
 	}
+	size_t cap = st->cap;
 	if (pq_grow(&st->p, &st->cap, st->np + 1, sizeof *st->p, 16) < 0)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	if (st->cap != cap) {
+		json_t **g = realloc(st->samples, st->cap * sizeof *g);
+		if (!g)
+			return pq_fail(err, PQ_ENOMEM, "out of memory");
+		st->samples = g;
+	}
+	st->samples[st->np] = json_incref(json_object_get(done, "samples"));
 	struct proc *pr = &st->p[st->np];
 	memset(pr, 0, sizeof *pr);
 	pr->v = calloc((m ? m : 1) * (size_t)st->nb, sizeof *pr->v);
@@ -382,6 +392,38 @@ static json_t *comparisons(const struct study *st, double threshold, pq_error *e
 		json_array_append_new(arr, e);
 	}
 	return arr;
+}
+
+/* Per candidate, the functions whose cost per call changed most, from the same runs' self samples. */
+static void add_functions(const struct study *st, json_t *cmp, json_t *rec)
+{
+	const struct paired_config *cfg = st->cfg;
+	double cost[PAIRED_MAX_BUILDS] = { 0 }, n = 0;
+	const char *libs[PAIRED_MAX_BUILDS];
+	for (int b = 0; b < st->nb; b++)
+		libs[b] = cfg->builds[b].lib;
+	for (size_t p = 0; p < st->np; p++)
+		for (size_t r = 0; r < st->p[p].rounds; r++, n++)
+			for (int b = 0; b < st->nb; b++)
+				cost[b] += st->p[p].v[r * (size_t)st->nb + (size_t)b];
+	for (int b = 0; b < st->nb && n > 0; b++)
+		cost[b] /= n;
+	pq_error err = { 0 };
+	json_t *tabs = paired_functions((const json_t *const *)st->samples, st->np, st->nb, libs, cost, &err);
+	if (!tabs) {
+		json_object_set_new(rec, "functions_error", json_string(err.msg));
+		return;
+	}
+	size_t i;
+	json_t *c;
+	json_array_foreach(cmp, i, c)
+		json_object_set(c, "functions", json_array_get(tabs, i));
+	json_decref(tabs);
+	json_object_set_new(rec, "functions_note",
+	                    json_pack("{s:s, s:s}", "how", "self samples of every build's slots (cpu-clock, user space) "
+	                              "at " PAIRED_SAMPLE_HZ " Hz, summed over the processes; a function's cost per call "
+	                              "is its self share times the build's mean per-call cost", "unit",
+	                              st->unit[0] ? st->unit : "cpu_ns"));
 }
 
 static json_t *record_base(const struct paired_config *cfg)
@@ -535,6 +577,7 @@ int paired_run(const struct paired_config *cfg, json_t **record, pq_error *err)
 			json_object_set_new(rec, "status", json_string("failed"));
 			json_object_set_new(rec, "failure", json_pack("{s:s, s:s}", "kind", "statistics", "reason", err->msg));
 		} else {
+			add_functions(&st, cmp, rec);
 			json_object_set_new(rec, "comparisons", cmp);
 			json_object_set_new(rec, "status", json_string("ok"));
 			json_object_set_new(rec, "stop", json_string(stop ? stop : "budget spent"));
@@ -552,9 +595,12 @@ int paired_run(const struct paired_config *cfg, json_t **record, pq_error *err)
 	}
 	if (st.have_out)
 		child_result_free(&st.last_out);
-	for (size_t p = 0; p < st.np; p++)
+	for (size_t p = 0; p < st.np; p++) {
 		free(st.p[p].v);
+		json_decref(st.samples[p]);
+	}
 	free(st.p);
+	free(st.samples);
 	json_decref(st.events);
 	*record = rec;
 	return rc;

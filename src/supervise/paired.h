@@ -38,6 +38,7 @@
 #define PAIRED_PILOT_ROUNDS 8
 #define PAIRED_MAX_ROUNDS 400
 #define PAIRED_SLOT_US 20000          /* a slot's length: calls of one build back to back */
+#define PAIRED_SAMPLE_HZ "997"        /* self samples of the slots, for the per-function deltas */
 
 struct paired_build {
 	const char *lib;

@@ -44,12 +44,18 @@ assert 1.05 < m["ratio"] < 1.4 and m["lo"] < m["ratio"] < m["hi"], m
 assert "vs_aa" in m and m["vs_aa"]["aa"] == "base-aa"
 assert m["detectable"].startswith("this run would have detected a change of"), m["detectable"]
 assert c["base-aa"]["role"] == "aa" and 0.9 < c["base-aa"]["ratio"] < 1.1
+# Per-function deltas from the same runs: the extra rounds are toy_hash's, and it grew.
+fns = m["functions"]
+assert fns and fns[0]["function"] == "toy_hash", [f["function"] for f in fns]
+assert fns[0]["delta"] > 0 and fns[0]["delta_lo"] > 0, fns[0]
+assert fns[0]["candidate_samples"] > 50 and fns[0]["baseline_samples"] > 50, fns[0]
 EOF
 C="$WORK/a/compare/base_vs_more/compare.json"
 expect_grep "$C" '"runs": "paired in-process"' "the comparison uses the paired study"
 expect_grep "$C" '"resampled": "processes"' "its interval resamples processes"
 expect_grep "$WORK/out" 'CPU time, paired in-process: slower' "the closing comparison: paired, slower"
 expect_grep "$WORK/out" 'this run would have detected a change of' "the closing comparison says what the run could see"
+expect_grep "$WORK/out" 'functions: +toy_hash \+[0-9]+ ' "the paired summary names the function that grew"
 expect_grep "$WORK/a/report.md" 'paired in-process' "the report's comparison section names the pairing"
 expect_grep "$WORK/out" "^paired studies \(ratio to the baseline profile base" "the paired studies summarised after the run"
 
