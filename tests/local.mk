@@ -13,7 +13,10 @@ TESTS += tests/e2e/shard_merge.sh tests/e2e/lab.sh tests/e2e/flag_profiles.sh te
 # Whole submission packages: pqprof scan, run --dry-run and package campaigns.
 TESTS += tests/e2e/packages.sh
 # A heavy package as the reference reports have them (SQIsign2D-shaped): run --quick end to end.
-TESTS += tests/e2e/heavy_package.sh
+# About three minutes, most of it a keygen of seconds: `make check-heavy`, which .ci/run runs once.
+check-heavy: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/e2e/heavy_package.sh
+.PHONY: check-heavy
 EXTRA_DIST += tests/e2e tests/fixtures
 # CI scripts (.ci/run calls them).
 EXTRA_DIST += tests/ci

@@ -104,8 +104,9 @@ run_test() {   # run_test NAME command...
 }
 
 for s in "$src"/tests/e2e/*.sh; do
-	# installed.sh checks an installed prefix: make installcheck and install.sh run it.
-	case "$(basename "$s")" in lib.sh | installed.sh) continue ;; esac
+	# installed.sh checks an installed prefix: make installcheck and install.sh run it;
+	# heavy_package.sh (three minutes) runs once, as root, in make check-heavy.
+	case "$(basename "$s")" in lib.sh | installed.sh | heavy_package.sh) continue ;; esac
 	run_test "e2e/$(basename "$s")" sh "$s"
 done
 for t in "$build"/tests/test_* "$build"/tests/fuzz/fuzz_*_replay; do
