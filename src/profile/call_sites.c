@@ -123,7 +123,8 @@ static int read_symbols(Elf *elf, const char *const *globs, size_t nglobs, struc
 		t->addr = s.st_value;
 		w->out->ntargets++;
 	}
-	qsort(w->syms, w->nsyms, sizeof *w->syms, by_start);
+	if (w->nsyms > 1)
+		qsort(w->syms, w->nsyms, sizeof *w->syms, by_start);
 	struct plt_ctx pc = { w->out, globs, nglobs };
 	if (elf_plt_each(elf, plt_target, &pc) < 0)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
@@ -258,7 +259,8 @@ int call_sites_find(const char *path, const char *const *globs, size_t nglobs, s
 		if (w.oom) {
 			rc = pq_fail(err, PQ_ENOMEM, "out of memory");
 		} else {
-			qsort(out->sites, out->nsites, sizeof *out->sites, by_addr);
+			if (out->nsites > 1)  /* no sites: a NULL array, which qsort must not get */
+				qsort(out->sites, out->nsites, sizeof *out->sites, by_addr);
 			add_files(elf, out);
 		}
 	}

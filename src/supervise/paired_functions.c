@@ -139,7 +139,8 @@ json_t *paired_functions(const json_t *const *samples, size_t np, int nb, const 
 					rows[i].f = &t.f[i];
 					rows[i].delta = t.f[i].n[b] / total[b] * cost[b] - t.f[i].n[0] / total[0] * cost[0];
 				}
-				qsort(rows, t.n, sizeof *rows, by_change);
+				if (t.n > 1)
+					qsort(rows, t.n, sizeof *rows, by_change);
 				for (size_t i = 0; i < t.n && i < PAIRED_FUNCTIONS_TOP; i++) {
 					const struct fn_count *f = rows[i].f;
 					stats_interval sa = stats_proportion_ci((uint64_t)f->n[0], (uint64_t)total[0]);
