@@ -10,7 +10,8 @@
 # plan agree on the instances.
 . "$top_srcdir/tests/e2e/lib.sh"
 
-O="$FIX/observe"
+# Physical paths: in a VPATH tree (make distcheck) FIX has ../ in it, and records name files by their real paths.
+O=$(cd "$FIX/observe" && pwd -P)
 # Scratch copies go here, so this test can check that none is left behind.
 mkdir -p "$WORK/tmp" && chmod 755 "$WORK" "$WORK/tmp"
 TMPDIR=$WORK/tmp
