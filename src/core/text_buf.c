@@ -30,3 +30,15 @@ void text_free(struct text_buf *t)
 	free(t->s);
 	*t = (struct text_buf){ 0 };
 }
+
+void progress_printf(progress_fn fn, void *user, const char *fmt, ...)
+{
+	if (!fn)
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fn(user, line);
+}

@@ -20,4 +20,8 @@ __attribute__((format(printf, 2, 3))) void text_printf(struct text_buf *t, const
 
 void text_free(struct text_buf *t);
 
+/* Library code prints nothing: a progress line, formatted, goes to the caller's callback (none: dropped). */
+typedef void (*progress_fn)(void *user, const char *line);
+__attribute__((format(printf, 3, 4))) void progress_printf(progress_fn fn, void *user, const char *fmt, ...);
+
 #endif

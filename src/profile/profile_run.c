@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "profile/profile_run.h"
+#include "core/text_buf.h"
 #include "supervise/output_log.h"
 #include "core/grow.h"
 #include "core/contain.h"
@@ -355,19 +356,7 @@ static int child_failure(const struct child_result *res, const char *what, pq_er
 	return pq_fail(err, code, "%s: %s%s%s", what, why, msg ? ": " : "", msg ? msg : "");
 }
 
-static void progress(const struct profile_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void progress(const struct profile_opts *o, const char *fmt, ...)
-{
-	if (!o->progress)
-		return;
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	o->progress(o->progress_user, line);
-}
+#define progress(o, ...) progress_printf((o)->progress, (o)->progress_user, __VA_ARGS__)
 
 /* Run one sampled child of op for about `seconds` of calls. */
 static int run_child(struct recorder *rec, enum pq_op op, double seconds, uint64_t calls_before,

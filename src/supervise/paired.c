@@ -1,6 +1,7 @@
 /* paired: pilot, plan, processes and verdicts of a paired study; see paired.h. */
 #include "config.h"
 #include "supervise/paired.h"
+#include "core/text_buf.h"
 #include "supervise/bench.h"
 #include "supervise/blame.h"
 #include "supervise/child.h"
@@ -448,18 +449,7 @@ static json_t *record_base(const struct paired_config *cfg)
 	return rec;
 }
 
-static void say(const struct paired_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const struct paired_config *cfg, const char *fmt, ...)
-{
-	if (!cfg->progress)
-		return;
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	cfg->progress(cfg->progress_user, line);
-}
+#define say(cfg, ...) progress_printf((cfg)->progress, (cfg)->progress_user, __VA_ARGS__)
 
 /*
  * A process-level variance the pilot put at 0 is mostly the estimate

@@ -12,11 +12,14 @@
 # runuser.  When the tree is not readable by that user (a checkout under
 # /root), the tests, fixtures and binaries are copied to a world-readable
 # scratch directory first.  Run as a non-root user it just runs the tests.
+# The tests run side by side in as many lanes as there are CPUs
+# (PQPROF_TEST_JOBS=1 runs them one at a time).
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src}" && pwd)
 user=${PQPROF_TEST_USER:-pqprof-ci}
 scratch=
+results=
 restore_paranoid=
 cleanup() {
 	if [ -n "$restore_paranoid" ]; then
@@ -24,6 +27,7 @@ cleanup() {
 			echo "unprivileged: could not restore perf_event_paranoid to $restore_paranoid" >&2
 	fi
 	[ -z "$scratch" ] || rm -rf "$scratch"
+	[ -z "$results" ] || rm -rf "$results"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -78,12 +82,14 @@ else
 	echo "unprivileged: already running as $(id -un); perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?')"
 fi
 
-failed=
-total=0
+# Tests run in $PQPROF_TEST_JOBS lanes at once (default: the number of CPUs,
+# as make -j would); each lane runs its share in turn and notes failures.
+jobs=${PQPROF_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+results=$(mktemp -d "${TMPDIR:-/tmp}/pqprof-unpriv-res.XXXXXX")
+chmod 755 "$results"
 run_test() {   # run_test NAME command...
 	name=$1
 	shift
-	total=$((total + 1))
 	log=$(mktemp "${TMPDIR:-/tmp}/pqprof-unpriv-log.XXXXXX")
 	chmod 644 "$log"
 	if run_as env top_srcdir="$src" top_builddir="$build" PQPROF="$build/pqprof" PQPROF_SOURCE_ROOT="$src" \
@@ -95,28 +101,46 @@ run_test() {   # run_test NAME command...
 		if [ "$rc" -eq 77 ]; then
 			echo "SKIP: $name"
 		else
-			echo "FAIL: $name (exit $rc)"
-			grep -v '^ok: ' "$log" | sed 's/^/  | /' | tail -n 40
-			failed="$failed $name"
+			# One block, so that lanes running side by side do not interleave it.
+			{ echo "FAIL: $name (exit $rc)"; grep -v '^ok: ' "$log" | sed 's/^/  | /' | tail -n 40; } >"$log.fail"
+			cat "$log.fail"
+			rm -f "$log.fail"
+			echo "$name" >>"$results/failed"
 		fi
 	fi
+	echo "$name" >>"$results/run"
 	rm -f "$log"
 }
 
+list=$results/list
 for s in "$src"/tests/e2e/*.sh; do
 	# installed.sh checks an installed prefix: make installcheck and install.sh run it;
 	# heavy_package.sh (three minutes) runs once, as root, in make check-heavy.
 	case "$(basename "$s")" in lib.sh | installed.sh | heavy_package.sh) continue ;; esac
-	run_test "e2e/$(basename "$s")" sh "$s"
+	echo "e2e/$(basename "$s") sh $s" >>"$list"
 done
 for t in "$build"/tests/test_* "$build"/tests/fuzz/fuzz_*_replay; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	case "$t" in *.c | *.o | *.log | *.trs) continue ;; esac
-	run_test "${t#$build/}" "$t"
+	echo "${t#$build/} $t" >>"$list"
 done
+lane() {   # lane K: every jobs-th test of the list, from the K-th
+	awk -v k="$1" -v n="$jobs" 'NR % n == k' "$list" | while read -r name cmd; do
+		# shellcheck disable=SC2086 # the command's words were written unquoted above (paths without blanks)
+		run_test "$name" $cmd
+	done
+}
+k=0
+while [ "$k" -lt "$jobs" ]; do
+	lane "$k" &
+	k=$((k + 1))
+done
+wait
 
+total=$(wc -l <"$results/run")
+failed=$(cat "$results/failed" 2>/dev/null | tr '\n' ' ')
 if [ -n "$failed" ]; then
-	echo "unprivileged: failed:$failed ($total run)"
+	echo "unprivileged: failed: $failed($total run)"
 	exit 1
 fi
 echo "unprivileged: all $total passed"
