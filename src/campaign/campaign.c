@@ -1334,9 +1334,9 @@ static void paired_all(struct campaign *c, json_t *env)
 
 /*
  * The interposition check of every unit built from sources: its library and
- * the other form, interleaved trial by trial (interpose_check.h), one record
- * interposition/<label>.json.  Shorter trials than the bench's: it looks for
- * factors, not for percent.
+ * the other form, a paired in-process study per operation
+ * (interpose_check.h), one record interposition/<label>.json.  A short
+ * budget: it looks for factors, not for percent.
  */
 static void interposition_all(struct campaign *c, json_t *env)
 {
@@ -1354,11 +1354,9 @@ static void interposition_all(struct campaign *c, json_t *env)
 		int skip = !desc || !is_file(lib) || record_done(rec);
 		if (!skip) {
 			progress(c, "interposition", u, NULL);
-			double target = c->o->target_s > 0 ? c->o->target_s : (c->o->quick ? 0.3 : 1.0);
 			struct interpose_check_opts io = {
 				.local_lib = c->o->plain_pic ? lib : u->lib, .plain_lib = c->o->plain_pic ? u->lib : lib,
-				.ops = ops, .nops = nops, .trials = c->o->trials > 0 ? c->o->trials : 5,
-				.target_s = target > 0.3 ? 0.3 : target, .op_budget_s = op_budget_of(c),
+				.ops = ops, .nops = nops, .budget_s = c->o->quick ? INTERPOSE_QUICK_BUDGET_S : INTERPOSE_BUDGET_S,
 				.events = c->o->events, .cpu = c->o->cpu,
 				.timeout_s = c->o->timeout_s, .command = c->o->command, .instance = desc, .environment = env,
 				.measured_plain = c->o->plain_pic,

@@ -2,64 +2,31 @@
 #include "config.h"
 #include "campaign/interpose_check.h"
 #include "instance/link_scope.h"
-#include "measure/stats.h"
-#include "supervise/bench.h"
+#include "supervise/paired.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * One figure per trial: the median of its per-call values under key.  CPU
- * time where the counter is a wall clock (blind to waiting for a CPU on a
- * busy machine), the counter's own values where it counts cycles.
- */
-static size_t trial_medians(const json_t *bench, const char *key, double *out, size_t max)
+/* The factor plain / local of one operation from its paired study, or the study's failure. */
+static json_t *op_entry(const json_t *study, int rc, const pq_error *err)
 {
-	size_t i, k = 0;
-	json_t *t;
-	json_array_foreach(json_object_get(bench, "trials"), i, t) {
-		json_t *vals = json_object_get(t, key);
-		size_t nv = json_array_size(vals), m = 0;
-		double *c = nv ? malloc(nv * sizeof *c) : NULL;
-		for (size_t j = 0; c && j < nv; j++)
-			if (json_is_number(json_array_get(vals, j)) && json_number_value(json_array_get(vals, j)) > 0)
-				c[m++] = json_number_value(json_array_get(vals, j));
-		if (m && k < max)
-			out[k++] = stats_median(c, m);
-		free(c);
+	json_t *c = json_array_get(json_object_get(study, "comparisons"), 0);
+	if (rc < 0 || !c) {
+		const char *why = json_string_value(json_object_get(json_object_get(study, "failure"), "reason"));
+		return json_pack("{s:s}", "failure", why ? why : err->code ? err->msg : "the paired study did not complete");
 	}
-	return k;
-}
-
-static const char *measure_key(const json_t *a, const json_t *b)
-{
-	int cycles = json_is_true(json_object_get(json_object_get(a, "backend"), "counts_cycles")) &&
-	             json_is_true(json_object_get(json_object_get(b, "backend"), "counts_cycles"));
-	return cycles ? "values" : "cpu_ns";
-}
-
-/* The factor plain / local of one operation, or its failure. */
-static json_t *op_entry(json_t *local, json_t *plain, const pq_error *el, const pq_error *ep)
-{
-	const char *sl = json_string_value(json_object_get(local, "status"));
-	const char *sp = json_string_value(json_object_get(plain, "status"));
-	if (!local || !plain || (sl && strcmp(sl, "complete") != 0) || (sp && strcmp(sp, "complete") != 0))
-		return json_pack("{s:s}", "failure", el->code ? el->msg : ep->code ? ep->msg : "a form did not complete");
-	const char *key = measure_key(local, plain);
-	double a[256], b[256];
-	size_t na = trial_medians(local, key, a, 256), nb = trial_medians(plain, key, b, 256);
-	size_t n = na < nb ? na : nb;
-	stats_interval ci;
-	pq_error e = { 0 };
-	if (n < 2 || stats_trial_ratio_ci(b, n, a, n, 1, 0, 0, &ci, &e) < 0)
-		return json_pack("{s:s}", "failure", n < 2 ? "fewer than 2 paired trials" : e.msg);
-	enum stats_verdict v = stats_ratio_verdict(&ci, INTERPOSE_NOISE);
-	return json_pack("{s:f, s:f, s:f, s:i, s:s, s:f, s:f, s:s, s:b}", "factor", ci.estimate, "lo", ci.lo, "hi",
-	                 ci.hi, "rounds", (int)n, "measure", strcmp(key, "cpu_ns") == 0 ? "CPU ns per call" : "cycles per call",
-	                 "local_median", stats_median(a, n), "plain_median", stats_median(b, n), "verdict",
-	                 stats_verdict_name(v), "beyond_noise", v == STATS_SLOWER || v == STATS_FASTER);
+	double f = json_number_value(json_object_get(c, "ratio")), lo = json_number_value(json_object_get(c, "lo")),
+	       hi = json_number_value(json_object_get(c, "hi"));
+	int beyond = lo > 1 + INTERPOSE_NOISE || hi < 1 - INTERPOSE_NOISE;
+	const char *m = json_string_value(json_object_get(study, "measure"));
+	return json_pack("{s:f, s:f, s:f, s:I, s:I, s:s, s:s, s:s?, s:b}", "factor", f, "lo", lo, "hi", hi, "rounds",
+	                 json_integer_value(json_object_get(c, "rounds")), "processes",
+	                 json_integer_value(json_object_get(c, "processes")), "measure",
+	                 m && strcmp(m, "cpu_ns") != 0 ? "cycles per call" : "CPU ns per call", "verdict",
+	                 !beyond ? "within the noise" : f > 1 ? "slower" : "faster", "stop",
+	                 json_string_value(json_object_get(study, "stop_reason")), "beyond_noise", beyond);
 }
 
 /* The sentence report section 4 prints, from the largest factor. */
@@ -101,36 +68,33 @@ static void statement(json_t *rec, int measured_plain)
 int interpose_check_run(const struct interpose_check_opts *o, json_t **record, pq_error *err)
 {
 	*record = NULL;
-	json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f}", "schema", "pqprof.interposition/1", "local",
+	double budget = o->budget_s > 0 ? o->budget_s : INTERPOSE_BUDGET_S;
+	json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f}", "schema", "pqprof.interposition/1", "local",
 	                        link_scope_flags(LINK_SCOPE_LOCAL), "plain", "-fPIC", "order",
-	                        "interleaved round-robin, local then plain in every round", "measured",
-	                        o->measured_plain ? "plain-pic" : "local", "noise", INTERPOSE_NOISE);
+	                        "paired in-process: both forms loaded side by side, one slot each per round, "
+	                        "the order shuffled per round", "measured", o->measured_plain ? "plain-pic" : "local",
+	                        "noise", INTERPOSE_NOISE, "budget_s", budget);
 	if (!rec)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
 	if (o->instance)
 		json_object_set(rec, "instance", o->instance);
 	if (o->environment)
 		json_object_set(rec, "environment", o->environment);
-	if (o->op_budget_s > 0)
-		json_object_set_new(rec, "op_budget_s", json_real(o->op_budget_s));
 	json_t *ops = json_object();
 	json_object_set_new(rec, "ops", ops);
 	for (int i = 0; i < o->nops; i++) {
-		struct bench_config cfg = {
-			.op = o->ops[i], .trials = o->trials < 3 ? 3 : o->trials, .target_s = o->target_s,
-			.op_budget_s = o->op_budget_s, .events = o->events,
-			.cpu = o->cpu, .timeout_s = o->timeout_s, .mlen = 64, .command = o->command, .instance = o->instance,
-			.environment = o->environment,
+		struct paired_config pc = {
+			.builds = { { .lib = o->local_lib, .label = "local" }, { .lib = o->plain_lib, .label = "plain-pic" } },
+			.nbuilds = 2, .aa = -1, .op = o->ops[i], .precision = INTERPOSE_PRECISION,
+			.threshold = INTERPOSE_NOISE, .budget_s = budget, .min_processes = INTERPOSE_MIN_PROCESSES,
+			.events = o->events, .cpu = o->cpu, .timeout_s = o->timeout_s, .mlen = 64, .command = o->command,
+			.instance = o->instance, .environment = o->environment,
 		};
-		struct bench_config cfgs[2] = { cfg, cfg };
-		cfgs[0].lib = o->local_lib;
-		cfgs[1].lib = o->plain_lib;
-		json_t *recs[2] = { NULL, NULL };
-		pq_error errs[2] = { { 0 }, { 0 } };
-		bench_run_interleaved(cfgs, 2, recs, errs);
-		json_object_set_new(ops, pq_op_name(o->ops[i]), op_entry(recs[0], recs[1], &errs[0], &errs[1]));
-		json_decref(recs[0]);
-		json_decref(recs[1]);
+		json_t *study = NULL;
+		pq_error e = { 0 };
+		int rc = paired_run(&pc, &study, &e);
+		json_object_set_new(ops, pq_op_name(o->ops[i]), op_entry(study, rc, &e));
+		json_decref(study);
 	}
 	statement(rec, o->measured_plain);
 	*record = rec;
