@@ -56,6 +56,11 @@ static void statement(json_t *rec, int measured_plain)
 	else if (flagged)
 		snprintf(s, sizeof s, "the plain -fPIC library differs from the locally bound one beyond the noise "
 		         "(largest factor %.2fx, in %s); %s", wf, worst, tail);
+	else if (json_number_value(json_object_get(json_object_get(ops, worst), "lo")) > 1)
+		snprintf(s, sizeof s, "the plain -fPIC library is slightly slower (largest factor %.2fx, in %s, "
+		         "%.2f\u2013%.2f; within the \u00b1%.0f%% band, not flagged); %s", wf, worst,
+		         json_number_value(json_object_get(json_object_get(ops, worst), "lo")),
+		         json_number_value(json_object_get(json_object_get(ops, worst), "hi")), INTERPOSE_NOISE * 100, tail);
 	else
 		snprintf(s, sizeof s, "the plain -fPIC library is no slower (largest factor %.2fx, in %s, within the "
 		         "noise); %s", wf, worst, tail);
