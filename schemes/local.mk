@@ -5,6 +5,13 @@
 # directory by the files in it).  The tarball gets these files through
 # EXTRA_DIST (whole directories, links kept), not through this list.
 nobase_pkgdata_DATA = \
+	kat/mldsa/README.md \
+	kat/mldsa/kat.sha256 \
+	kat/mldsa/published-first-record.sha256 \
+	kat/mlkem/README.md \
+	kat/mlkem/kat.sha256 \
+	kat/mlkem/published.sha256 \
+	kat/mlkem/whole-file.sha256 \
 	kat/sphincsplus/README.md \
 	kat/sphincsplus/kat-quick.sha256 \
 	kat/sphincsplus/kat.sha256 \
@@ -12,6 +19,47 @@ nobase_pkgdata_DATA = \
 	kat/sphincsplus/ngcc/KAT_SIG_SPHINCS-shake-128s-simple.txt \
 	kat/sphincsplus/published-first-record.sha256 \
 	kat/sphincsplus/published.sha256 \
+	schemes/mldsa/Makefile \
+	schemes/mldsa/README.md \
+	schemes/mldsa/nist/PQCgenKAT_sign.c \
+	schemes/mldsa/nist/api.h \
+	schemes/mldsa/nist/encode.c \
+	schemes/mldsa/nist/encode.h \
+	schemes/mldsa/nist/fips202.c \
+	schemes/mldsa/nist/fips202.h \
+	schemes/mldsa/nist/params.h \
+	schemes/mldsa/nist/params/params-ml-dsa-44.h \
+	schemes/mldsa/nist/params/params-ml-dsa-65.h \
+	schemes/mldsa/nist/params/params-ml-dsa-87.h \
+	schemes/mldsa/nist/poly.c \
+	schemes/mldsa/nist/poly.h \
+	schemes/mldsa/nist/rng.c \
+	schemes/mldsa/nist/rng.h \
+	schemes/mldsa/nist/rounding.c \
+	schemes/mldsa/nist/rounding.h \
+	schemes/mldsa/nist/sample.c \
+	schemes/mldsa/nist/sample.h \
+	schemes/mldsa/nist/sign.c \
+	schemes/mldsa/nist/sign.h \
+	schemes/mldsa/scheme.json \
+	schemes/mlkem/Makefile \
+	schemes/mlkem/README.md \
+	schemes/mlkem/nist/PQCgenKAT_kem.c \
+	schemes/mlkem/nist/api.h \
+	schemes/mlkem/nist/fips202.c \
+	schemes/mlkem/nist/fips202.h \
+	schemes/mlkem/nist/kem.c \
+	schemes/mlkem/nist/kpke.c \
+	schemes/mlkem/nist/kpke.h \
+	schemes/mlkem/nist/params.h \
+	schemes/mlkem/nist/poly.c \
+	schemes/mlkem/nist/poly.h \
+	schemes/mlkem/nist/rng.c \
+	schemes/mlkem/nist/rng.h \
+	schemes/mlkem/nist/params/params-ml-kem-1024.h \
+	schemes/mlkem/nist/params/params-ml-kem-512.h \
+	schemes/mlkem/nist/params/params-ml-kem-768.h \
+	schemes/mlkem/scheme.json \
 	schemes/sphincsplus/Makefile \
 	schemes/sphincsplus/README.md \
 	schemes/sphincsplus/ngcc/KAT_SIG.c \
@@ -70,7 +118,8 @@ nobase_pkgdata_DATA = \
 	schemes/sphincsplus/nist/wots.h \
 	schemes/sphincsplus/scheme.json \
 	README.md doc/records.md doc/memory.md doc/profiling.md doc/profile-report.md \
-	doc/trace-format.md doc/slurm.md
+	doc/trace-format.md doc/slurm.md doc/submissions.md doc/corpus.md doc/measurements.md \
+	doc/flag-studies.md doc/leak.md doc/reliability.md doc/development.md
 
 # make uninstall leaves no empty directory behind: pqprof's own ones go,
 # and the standard ones above them only when nothing else is left in them.

@@ -9,9 +9,13 @@ tests_test_instance_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
 
 # End-to-end tests: the real binary on real fixture trees.
 TESTS += tests/e2e/build_bench.sh tests/e2e/kat_gate.sh tests/e2e/memory.sh tests/e2e/campaign.sh tests/e2e/sphincs_campaign.sh
-TESTS += tests/e2e/shard_merge.sh tests/e2e/lab.sh tests/e2e/flag_profiles.sh tests/e2e/paired.sh
+TESTS += tests/e2e/shard_merge.sh tests/e2e/lab.sh tests/e2e/flag_profiles.sh tests/e2e/paired.sh tests/e2e/baseline.sh
 # Whole submission packages: pqprof scan, run --dry-run and package campaigns.
 TESTS += tests/e2e/packages.sh
+# A package found by what its folders hold: per-level CMake projects, vectors under names of its own.
+TESTS += tests/e2e/pkg_content.sh
+# A whole round of submissions: one campaign per package and one index (pqprof run ROUND/).
+TESTS += tests/e2e/round.sh
 # A heavy package as the reference reports have them (SQIsign2D-shaped): run --quick end to end.
 # About three minutes, most of it a keygen of seconds: `make check-heavy`, which .ci/run runs once.
 check-heavy: all
@@ -46,9 +50,12 @@ include tests/reliability.mk
 include tests/core.mk
 include tests/submission.mk
 include tests/interposition.mk
+include tests/campaign.mk
+include tests/alloc_fail.mk
 
-# In-tree scheme known answers: first records in make check, all in check-kat-full.
-TESTS += tests/e2e/sphincs_kat.sh
+# In-tree scheme known answers: SPHINCS+'s first records in make check (every
+# record in check-kat-full); ML-KEM's and ML-DSA's whole files (seconds).
+TESTS += tests/e2e/sphincs_kat.sh tests/e2e/mlkem_kat.sh tests/e2e/mldsa_kat.sh
 EXTRA_DIST += tests/kat schemes kat
 check-kat-full: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' PQPROF='$(abs_top_builddir)/pqprof' \

@@ -19,7 +19,7 @@ tests_bench_counter_overhead_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
 tests_bench_counter_overhead_LDADD = libpqprof.a $(DEP_LIBS)
 CLEANFILES += tests/bench/counter_overhead$(EXEEXT)
 
-# Operations of seconds: --op-budget, the n reached, the report's n column.
+# Operations of seconds: --budget, the n reached, the report's n column.
 TESTS += tests/e2e/op_budget.sh
 EXTRA_DIST += tests/e2e/op_budget.sh
 

@@ -4,9 +4,11 @@
  * pprof` may be missing.  It gunzips (gzip -dc) and unpacks the profile with
  * protobuf-c, checks what every pprof reader relies on (string 0 is "",
  * every id a sample, location or line names exists, sample values match
- * the sample types), then prints:
+ * the sample types, every location's address lies in its mapping), then
+ * prints:
  *   types TYPE/UNIT ...          the sample types
  *   mappings N (with build id M)
+ *   mapping1 FILE                the first mapping (pprof's main binary)
  *   inline_locations N           locations with more than one Line
  *   ops OP ...                   values of the "operation" label
  *   <samples>\t<function>        self samples per leaf function of OP,
@@ -100,11 +102,16 @@ int main(int argc, char **argv)
 		with_id += STR(p->mapping[i]->build_id)[0] != '\0';
 	}
 	printf("mappings %zu (with build id %zu)\n", p->n_mapping, with_id);
+	if (p->n_mapping)
+		printf("mapping1 %s\n", STR(p->mapping[0]->filename));
 	size_t inl = 0;
 	for (size_t i = 0; i < p->n_location; i++) {
 		const Perftools__Profiles__Location *l = p->location[i];
 		if (l->id != i + 1 || l->mapping_id > p->n_mapping || !l->n_line)
 			return bad("location ids broken");
+		const Perftools__Profiles__Mapping *m = l->mapping_id ? p->mapping[l->mapping_id - 1] : NULL;
+		if (m && (l->address < m->memory_start || l->address >= m->memory_limit))
+			return bad("a location's address is outside its mapping");
 		for (size_t k = 0; k < l->n_line; k++)
 			if (!l->line[k]->function_id || l->line[k]->function_id > p->n_function)
 				return bad("line names a missing function");

@@ -276,7 +276,7 @@ START_TEST(test_record_figures)
 	fclose(mf);
 	ck_assert_ptr_nonnull(strstr(text, "ns of CPU time, not cycles"));
 	ck_assert_ptr_nonnull(strstr(text, "Top functions by inclusive share"));
-	ck_assert_ptr_nonnull(strstr(text, "truncated stacks 60"));
+	ck_assert_ptr_nonnull(strstr(text, "incomplete stacks: 60 of "));
 	free(text);
 	json_decref(r);
 
@@ -291,7 +291,7 @@ START_TEST(test_folded_and_exports)
 	snprintf(t, sizeof t, "%s", tpath("f.pqt"));
 	write_trace(t, NULL);
 	pq_error err;
-	ck_assert_msg(profile_export(t, "sign", "folded", tpath("f.folded"), &err) == 0, "%s", err.msg);
+	ck_assert_msg(profile_export(t, "sign", "folded", tpath("f.folded"), NULL, NULL, &err) == 0, "%s", err.msg);
 	FILE *f = fopen(tpath("f.folded"), "r");
 	ck_assert_ptr_nonnull(f);
 	char line[512];
@@ -302,7 +302,7 @@ START_TEST(test_folded_and_exports)
 	ck_assert_msg(saw, "no 'ta_outer;ta_inner 60000' line");
 	/* callgrind: ta_inner was counted (3 a call, 10 calls sampled) and has
 	 * one caller, so its edge carries 30 calls and 60000 inclusive. */
-	ck_assert_msg(profile_export(t, "sign", "callgrind", tpath("f.cg"), &err) == 0, "%s", err.msg);
+	ck_assert_msg(profile_export(t, "sign", "callgrind", tpath("f.cg"), NULL, NULL, &err) == 0, "%s", err.msg);
 	f = fopen(tpath("f.cg"), "r");
 	ck_assert_ptr_nonnull(f);
 	int calls_line = 0, other_calls = 0;
@@ -317,7 +317,7 @@ START_TEST(test_folded_and_exports)
 	ck_assert_msg(!other_calls, "calls= on an edge without an exact count");
 	ck_assert_int_eq(profile_flamegraph(t, NULL, tpath("f.svg"), &err), 0);
 	ck_assert_msg(profile_flamegraph_diff(t, t, "sign", tpath("d.svg"), &err) == 0, "%s", err.msg);
-	ck_assert_int_lt(profile_export(t, "sign", "pdf", tpath("x"), &err), 0);
+	ck_assert_int_lt(profile_export(t, "sign", "pdf", tpath("x"), NULL, NULL, &err), 0);
 	char svg[512], fold[512];
 	snprintf(svg, sizeof svg, "%s", tpath("g.svg"));
 	snprintf(fold, sizeof fold, "%s", tpath("g.folded"));
@@ -329,7 +329,7 @@ START_TEST(test_folded_and_exports)
 	json_decref(r);
 	ck_assert_int_eq(access(svg, R_OK), 0);
 	ck_assert_int_eq(access(fold, R_OK), 0);
-	ck_assert_int_lt(profile_export(t, "keygen", "folded", tpath("x"), &err), 0);
+	ck_assert_int_lt(profile_export(t, "keygen", "folded", tpath("x"), NULL, NULL, &err), 0);
 }
 END_TEST
 
@@ -375,7 +375,7 @@ START_TEST(test_inlined_marked)
 	free(text);
 	json_decref(r);
 
-	ck_assert_msg(profile_export(t, "sign", "folded", tpath("in.folded"), &err) == 0, "%s", err.msg);
+	ck_assert_msg(profile_export(t, "sign", "folded", tpath("in.folded"), NULL, NULL, &err) == 0, "%s", err.msg);
 	FILE *fp = fopen(tpath("in.folded"), "r");
 	ck_assert_ptr_nonnull(fp);
 	char line[512];

@@ -8,6 +8,7 @@
 #include "campaign/scheme_desc.h"
 #include "campaign/package_desc.h"
 #include "instance/package_scan.h"
+#include "kat/kat_flow.h"
 #include "core/safe_name.h"
 
 #include <check.h>
@@ -46,6 +47,7 @@ START_TEST(good_descriptor)
 	ck_assert_str_eq(d.instances[0].defines[0], "TOY_ROUNDS=10");
 	ck_assert_str_eq(d.instances[1].api, "auto");
 	ck_assert(d.instances[1].slow);
+	ck_assert_int_eq(d.instances[0].security_category, 0);
 	ck_assert_ptr_nonnull(strstr(d.instances[0].tree, "tests/fixtures/nist-toy"));
 	ck_assert_ptr_nonnull(strstr(d.instances[0].vectors, "PQCsignKAT_64.rsp"));
 	ck_assert_int_eq(d.ngroups, 1);
@@ -63,6 +65,26 @@ static void expect_error(const char *text, const char *needle)
 		ck_abort_msg("error '%s' lacks '%s'", err.msg, needle);
 	ck_assert_ptr_nonnull(strstr(err.msg, "x/scheme.json"));
 }
+
+/* "security_category": an integer 1..5 per instance, nothing else. */
+START_TEST(security_category_key)
+{
+	struct scheme_desc d;
+	pq_error err = { 0 };
+	ck_assert_int_eq(parse("{\"name\":\"a\",\"instances\":[{\"name\":\"i\",\"tree\":\"nist-toy\","
+	                       "\"security_category\":3},{\"name\":\"j\",\"tree\":\"nist-toy\"}]}", &d, &err), 0);
+	ck_assert_int_eq(d.instances[0].security_category, 3);
+	ck_assert_int_eq(d.instances[1].security_category, 0);
+	scheme_desc_free(&d);
+	const char *bad[] = { "0", "6", "\"3\"", "2.5", "true", "-1" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char t[256];
+		snprintf(t, sizeof t, "{\"name\":\"a\",\"instances\":[{\"name\":\"i\",\"tree\":\"nist-toy\","
+		         "\"security_category\":%s}]}", bad[i]);
+		expect_error(t, "instances[0].security_category must be an integer from 1 to 5");
+	}
+}
+END_TEST
 
 START_TEST(bad_descriptors)
 {
@@ -201,6 +223,120 @@ START_TEST(package_rules)
 }
 END_TEST
 
+/* One NGCC signature record that starts the official seed sequence; pk and the rest are made up. */
+static void put_ngcc_vectors(const char *root, const char *rel, const char *pkhex)
+{
+	uint8_t seed[64];
+	size_t n = 0;
+	char text[1024], hex[129];
+	ck_assert_int_eq(kat_flow_first_seed(0, seed, &n), 0);
+	ck_assert_int_eq((int)n, 64);
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02X", seed[i]);
+	snprintf(text, sizeof text, "Count = 0\nSeed_Len = 64\nSeed = %s\nPK_Len = %zu\nPK = %s\nSK_Len = 2\nSK = 0102\n"
+	         "M_Len = 1\nM = 00\nSn_Len = 1\nSn = 00\n\n", hex, strlen(pkhex) / 2, pkhex);
+	put(root, rel, text);
+}
+
+/*
+ * Trees found by what they hold, wherever they are: per-level CMake
+ * projects (one keeping its header in include/ and a subdirectory piece
+ * without project()), a makefile folder that defers to the trees below it,
+ * a tree with its own header whose nested project stays part of it; vector
+ * files found by their first record under names of their own.
+ */
+START_TEST(package_by_content)
+{
+	char root[] = "/tmp/pqprof-pkg-content.XXXXXX", p[4200];
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	const char *src = "int f(void) { return 0; }\n", *sig = "#define ALGORITHM_INSTANCE \"%s\"\n";
+	char h[128];
+	put(root, "Pkg/Implementations/kite_lvl1/CMakeLists.txt", "cmake_minimum_required(VERSION 3.10)\nproject (k1 C)\n");
+	snprintf(h, sizeof h, sig, "Kite-1");
+	put(root, "Pkg/Implementations/kite_lvl1/SIG_AlgorithmInstance.h", h);
+	put(root, "Pkg/Implementations/kite_lvl1/KAT_SIG.c", src);
+	put(root, "Pkg/Implementations/kite_lvl3/CMakeLists.txt", "PROJECT(k3 C)\nadd_subdirectory(src)\n");
+	snprintf(h, sizeof h, sig, "Kite-3");
+	put(root, "Pkg/Implementations/kite_lvl3/include/SIG_AlgorithmInstance.h", h);
+	put(root, "Pkg/Implementations/kite_lvl3/apps/KAT_SIG.c", src);
+	put(root, "Pkg/Implementations/kite_lvl3/src/CMakeLists.txt", "add_library(k3 k.c)\n");
+	put(root, "Pkg/Implementations/kite_lvl3/src/api.h", "#define CRYPTO_BYTES 1\n");
+	put(root, "Pkg/Implementations/kite_lvl3/build/CMakeCache.txt", "");
+	put(root, "Pkg/Implementations/kite_lvl3/build/api.h", "");
+	put(root, "Pkg/nist/Makefile", "all:\n\t$(MAKE) -C crypto_sign/a\n");
+	put(root, "Pkg/nist/crypto_sign/a/Makefile", "all:\n");
+	put(root, "Pkg/nist/crypto_sign/a/api.h", "#define CRYPTO_SECRETKEYBYTES 2\n#define crypto_sign_keypair a_keypair\n");
+	put(root, "Pkg/nist/crypto_sign/a/a.c", src);
+	put(root, "Pkg/nist/crypto_sign/b/GNUmakefile", "all:\n");
+	put(root, "Pkg/nist/crypto_sign/b/PQCgenKAT_sign.c", src);
+	put(root, "Pkg/other/Makefile", "all:\n");
+	put(root, "Pkg/other/api.h", "#define CRYPTO_SECRETKEYBYTES 2\n");
+	put(root, "Pkg/other/x.c", src);
+	put(root, "Pkg/other/sub/Makefile", "all:\n");
+	put(root, "Pkg/other/sub/api.h", "#define CRYPTO_SECRETKEYBYTES 2\n");
+	put(root, "Pkg/.git/HEAD/Makefile", "");
+	put(root, "Pkg/.git/HEAD/api.h", "");
+	put(root, "Pkg/Docs/notes.txt", "count = 0\n");
+	put_ngcc_vectors(root, "Pkg/Test_Vectors/kite_lvl1.kat", "0A0B");
+	put_ngcc_vectors(root, "Pkg/Test_Vectors/vectors-L3.txt", "0C0D0E");
+	const char *old = getenv("PQPROF_OBSERVE");
+	char saved[64];
+	snprintf(saved, sizeof saved, "%s", old ? old : "");
+	setenv("PQPROF_OBSERVE", "off", 1);
+	snprintf(p, sizeof p, "%s/Pkg", root);
+	ck_assert(package_is_package(p));
+	snprintf(p, sizeof p, "%s/Pkg/Implementations/kite_lvl3", root);
+	ck_assert(!package_is_package(p));
+	snprintf(p, sizeof p, "%s/Pkg/other", root);
+	ck_assert(!package_is_package(p));
+	/* A makefile folder over two trees of its own: a package of them. */
+	snprintf(p, sizeof p, "%s/Pkg/nist", root);
+	ck_assert(package_is_package(p));
+	struct pkg_scan *ps = calloc(1, sizeof *ps);
+	pq_error err = { 0 };
+	snprintf(p, sizeof p, "%s/Pkg", root);
+	ck_assert_msg(package_scan(p, NULL, ps, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(ps->ninst, 5);
+	ck_assert_str_eq(ps->inst[0].rel, "Implementations/kite_lvl1");
+	ck_assert_str_eq(ps->inst[0].name, "Kite-1");
+	ck_assert_str_eq(ps->inst[0].implementation, "implementations-kite_lvl1");
+	ck_assert_int_eq(ps->inst[0].kat, PKG_KAT_MATCHED);
+	ck_assert_str_eq(ps->inst[0].kat_rel, "Test_Vectors/kite_lvl1.kat");
+	ck_assert_ptr_nonnull(strstr(ps->inst[0].kat_why, "found by content"));
+	ck_assert_ptr_nonnull(strstr(ps->inst[0].kat_why, "its file name names the instance or its tree"));
+	/* The header in include/, the piece of the build in src/ part of the tree. */
+	ck_assert_str_eq(ps->inst[1].rel, "Implementations/kite_lvl3");
+	ck_assert_str_eq(ps->inst[1].name, "Kite-3");
+	ck_assert_str_eq(ps->inst[1].api, "ngcc");
+	ck_assert_ptr_nonnull(strstr(ps->inst[1].api_why, "include/SIG_AlgorithmInstance.h"));
+	ck_assert_int_eq(ps->inst[1].kat, PKG_KAT_MATCHED);
+	ck_assert_str_eq(ps->inst[1].kat_rel, "Test_Vectors/vectors-L3.txt");
+	ck_assert_str_eq(ps->inst[2].rel, "nist/crypto_sign/a");
+	ck_assert_str_eq(ps->inst[2].implementation, "nist-a");
+	ck_assert_str_eq(ps->inst[2].api, "nist");
+	ck_assert_int_eq(ps->inst[2].kat, PKG_KAT_MISSING);
+	ck_assert_str_eq(ps->inst[3].rel, "nist/crypto_sign/b");
+	ck_assert_str_eq(ps->inst[4].rel, "other");
+	int docs = 0;
+	for (int i = 0; i < ps->nnotes; i++)
+		docs += strstr(ps->notes[i], "skipped Docs: not an implementation or KAT folder") != NULL;
+	ck_assert_int_eq(docs, 1);
+	free(ps);
+	/* One level alone is one tree. */
+	snprintf(p, sizeof p, "%s/Pkg/Implementations/kite_lvl1", root);
+	struct scheme_desc d;
+	ck_assert_int_eq(package_desc_load(p, root, &d, &err), -PQ_EINPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "it is itself one implementation tree"));
+	if (saved[0])
+		setenv("PQPROF_OBSERVE", saved, 1);
+	else
+		unsetenv("PQPROF_OBSERVE");
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(profile_table)
 {
 	struct scheme_desc d;
@@ -314,11 +450,13 @@ int main(void)
 	tcase_add_test(tc, profile_table);
 	tcase_add_test(tc, bad_profile_tables);
 	tcase_add_test(tc, bad_descriptors);
+	tcase_add_test(tc, security_category_key);
 	tcase_add_test(tc, shipped_descriptor);
 	tcase_add_test(tc, labels);
 	tcase_add_test(tc, implementation_versions);
 	tcase_add_test(tc, package_descriptors);
 	tcase_add_test(tc, package_rules);
+	tcase_add_test(tc, package_by_content);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

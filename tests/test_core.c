@@ -7,14 +7,18 @@
  */
 #include "config.h"
 #include "core/atomic_file.h"
+#include "core/clock.h"
 #include "core/digest.h"
 #include "core/fixed_str.h"
 #include "core/grow.h"
+#include "core/jpath.h"
 #include "core/json_file.h"
 #include "core/ops.h"
+#include "core/path_name.h"
 #include "core/pq_error.h"
 #include "core/safe_name.h"
 #include "core/sigsafe.h"
+#include "core/text_buf.h"
 #include "core/units.h"
 #include "core/xml_escape.h"
 #include "instance/pqprof_abi.h"
@@ -23,11 +27,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir[256];
@@ -581,6 +587,143 @@ START_TEST(readable_numbers_have_no_exponent)
 }
 END_TEST
 
+/* Memory figures: the binary unit their size calls for, three significant digits. */
+START_TEST(bytes_in_binary_units)
+{
+	char b[64];
+	static const struct { double v; const char *want; } cases[] = {
+		{ 0.0, "0 B" }, { 812.0, "812 B" }, { 1023.0, "1023 B" }, { 1024.0, "1 KiB" }, { 5740.0, "5.61 KiB" },
+		{ 8160.0 * 1024, "7.97 MiB" }, { 1023.9 * 1024, "1 MiB" }, { 1.5 * 1024 * 1024 * 1024, "1.5 GiB" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fmt_bytes_binary(b, sizeof b, cases[i].v);
+		ck_assert_msg(strcmp(b, cases[i].want) == 0, "%g: got '%s', want '%s'", cases[i].v, b, cases[i].want);
+	}
+	fmt_bytes_binary(b, sizeof b, -1);
+	ck_assert_str_eq(b, "–");
+	fmt_bytes_binary(b, sizeof b, 0.0 / 0.0);
+	ck_assert_str_eq(b, "–");
+}
+END_TEST
+
+START_TEST(mono_clock_never_steps_back)
+{
+	double s0 = mono_s();
+	uint64_t n0 = mono_ns();
+	struct timespec pause = { 0, 2 * 1000 * 1000 };
+	nanosleep(&pause, NULL);
+	double s1 = mono_s();
+	uint64_t n1 = mono_ns();
+	ck_assert(s0 > 0 && s1 >= s0 + 0.002);
+	ck_assert(n1 >= n0 + 2000000u);
+	/* One clock in two units: the readings agree to well under a second. */
+	ck_assert(fabs((double)n1 * 1e-9 - s1) < 0.5);
+}
+END_TEST
+
+START_TEST(path_base_is_the_last_component)
+{
+	ck_assert_str_eq(path_base("a/b/c.rsp"), "c.rsp");
+	ck_assert_str_eq(path_base("/libfoo.so"), "libfoo.so");
+	ck_assert_str_eq(path_base("plain"), "plain");
+	ck_assert_str_eq(path_base(""), "");
+	/* Nothing after the last '/': the whole path, never an empty name. */
+	ck_assert_str_eq(path_base("tree/"), "tree/");
+	ck_assert_str_eq(path_base("/"), "/");
+	const char *p = "x/y";
+	ck_assert_ptr_eq(path_base(p), p + 2);
+}
+END_TEST
+
+START_TEST(jpath_tolerates_missing_and_mistyped)
+{
+	json_t *r = json_loads("{\"a\": {\"b\": {\"n\": 2.5, \"i\": 7, \"s\": \"x\", \"e\": \"\", \"t\": true}}}",
+	                       0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_ptr_eq(jp(r, "a.b"), json_object_get(json_object_get(r, "a"), "b"));
+	ck_assert_ptr_null(jp(r, "a.missing.n"));
+	ck_assert_ptr_null(jp(r, "a.b.n.deeper"));
+	ck_assert_ptr_null(jp(NULL, "a"));
+	ck_assert_double_eq(jp_num(r, "a.b.n", -1), 2.5);
+	ck_assert_double_eq(jp_num(r, "a.b.i", -1), 7);
+	ck_assert_double_eq(jp_num(r, "a.b.s", -1), -1);
+	ck_assert_int_eq(jp_int(r, "a.b.i", -1), 7);
+	ck_assert_int_eq(jp_int(r, "a.b.n", -1), -1);  /* a real is not an integer */
+	ck_assert_int_eq(jp_int(r, "a.b.x", 3), 3);
+	ck_assert_str_eq(jp_str(r, "a.b.s", "d"), "x");
+	ck_assert_str_eq(jp_str(r, "a.b.e", "d"), "");
+	ck_assert_str_eq(jp_str(r, "a.b.n", "d"), "d");
+	ck_assert_ptr_null(jp_str(r, "a.b.none", NULL));
+	ck_assert_str_eq(jp_text(r, "a.b.s", "d"), "x");
+	ck_assert_str_eq(jp_text(r, "a.b.e", "d"), "d");  /* empty: absent */
+	ck_assert_int_eq(jp_true(r, "a.b.t"), 1);
+	ck_assert_int_eq(jp_true(r, "a.b.i"), 0);
+	json_decref(r);
+}
+END_TEST
+
+START_TEST(fixed_buffer_appends_cut_short)
+{
+	char b[16] = "";
+	text_add_note(b, sizeof b, "one");
+	text_add_note(b, sizeof b, "two %d", 2);
+	ck_assert_str_eq(b, "one; two 2");
+	text_add_note(b, sizeof b, "three");
+	ck_assert_str_eq(b, "one; two 2; thr");  /* cut short, still terminated */
+	text_add_note(b, sizeof b, "four");       /* no room: dropped */
+	ck_assert_str_eq(b, "one; two 2; thr");
+	char c[8] = "ab";
+	text_appendf(c, sizeof c, "%s", "cdefghij");
+	ck_assert_str_eq(c, "abcdefg");
+	text_appendf(c, sizeof c, "x");
+	ck_assert_str_eq(c, "abcdefg");
+	char d[8] = "";
+	text_appendf(d, sizeof d, "%s%s", d[0] ? ", " : "", "x");
+	ck_assert_str_eq(d, "x");
+}
+END_TEST
+
+START_TEST(fixed_buffer_appends_say_when_cut)
+{
+	char b[8] = "";
+	ck_assert_int_eq(text_appendf(b, sizeof b, "%s", "abc"), 0);
+	ck_assert_int_eq(text_appendf(b, sizeof b, "%s", "defg"), 0);  /* exactly full */
+	ck_assert_str_eq(b, "abcdefg");
+	ck_assert_int_eq(text_appendf(b, sizeof b, "h"), -1);           /* no room: dropped */
+	char c[8] = "ab";
+	ck_assert_int_eq(text_appendf(c, sizeof c, "%s", "cdefgh"), -1);
+	ck_assert_str_eq(c, "abcdefg");
+	text_mark_cut(c, sizeof c);
+	ck_assert_str_eq(c, "abcd\u2026");
+	char u[8] = "abc\u00e9xy";  /* é is two bytes: the cut would fall inside it */
+	text_mark_cut(u, sizeof u);
+	ck_assert_str_eq(u, "abc\u2026");
+	char s[16] = "ab";
+	text_mark_cut(s, sizeof s);
+	ck_assert_str_eq(s, "ab\u2026");  /* room left: appended */
+}
+END_TEST
+
+START_TEST(fixed_buffer_list_ends_in_more)
+{
+	char b[16] = "";
+	ck_assert_int_eq(text_add_item(b, sizeof b, ", ", "one", ", +"), 0);
+	ck_assert_int_eq(text_add_item(b, sizeof b, ", ", "two", ", +"), 0);
+	ck_assert_str_eq(b, "one, two");
+	ck_assert_int_eq(text_add_item(b, sizeof b, ", ", "three", ", +"), -1);  /* never cut: the marker instead */
+	ck_assert_str_eq(b, "one, two, +");
+	ck_assert_int_eq(text_add_item(b, sizeof b, ", ", "x", ", +"), -1);      /* the list is closed */
+	ck_assert_str_eq(b, "one, two, +");
+	char c[8] = "";
+	ck_assert_int_eq(text_add_item(c, sizeof c, ", ", "abcdefgh", "\u2026"), -1);
+	ck_assert_str_eq(c, "\u2026");
+	char d[6] = "ab";
+	ck_assert_int_eq(text_add_item(d, sizeof d, "-", "cd", ""), 0);
+	ck_assert_int_eq(text_add_item(d, sizeof d, "-", "e", ""), -1);  /* no marker: the list just stops */
+	ck_assert_str_eq(d, "ab-cd");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -630,6 +773,21 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("units");
 	tcase_add_test(tc, readable_numbers_have_no_exponent);
+	tcase_add_test(tc, bytes_in_binary_units);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("text_buf");
+	tcase_add_test(tc, fixed_buffer_appends_cut_short);
+	tcase_add_test(tc, fixed_buffer_appends_say_when_cut);
+	tcase_add_test(tc, fixed_buffer_list_ends_in_more);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("jpath");
+	tcase_add_test(tc, jpath_tolerates_missing_and_mistyped);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("path_name");
+	tcase_add_test(tc, path_base_is_the_last_component);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("clock");
+	tcase_add_test(tc, mono_clock_never_steps_back);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pq_error");
 	tcase_add_test(tc, error_prefix_and_truncation);

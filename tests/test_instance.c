@@ -4,8 +4,10 @@
  * kept and left out is pinned by a test that can fail.
  */
 #include "config.h"
+#include "instance/api_category.h"
 #include "instance/builder.h"
 #include "instance/flag_check.h"
+#include "instance/kat_drivers.h"
 #include "instance/shim.h"
 #include "instance/tree_scan.h"
 
@@ -170,11 +172,17 @@ START_TEST(words_and_profiles)
 {
 	char **w;
 	int n;
-	ck_assert_int_eq(split_words("  -O3 -DX='a b' \"-I/x y\"  ", &w, &n), 0);
+	ck_assert_int_eq(split_words("  -O3 -DX='a b' \"-I/x y\"  ", &w, &n, NULL), 0);
 	ck_assert_int_eq(n, 3);
 	ck_assert_str_eq(w[0], "-O3");
 	ck_assert_str_eq(w[1], "-DX=a b");
 	ck_assert_str_eq(w[2], "-I/x y");
+	free_words(w, n);
+	/* As sh reads it: a backslash escapes (--cflags '-DNAME=\"x\"' means -DNAME="x"). */
+	ck_assert_int_eq(split_words("-DNAME=\\\"x\\\" -DP=a\\ b", &w, &n, NULL), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(w[0], "-DNAME=\"x\"");
+	ck_assert_str_eq(w[1], "-DP=a b");
 	free_words(w, n);
 	ck_assert_str_eq(flag_profile_find("reference")->cflags, "-std=c99 -O2");
 	ck_assert_str_eq(flag_profile_find("performance")->cflags, "-O3 -march=native -flto");
@@ -205,6 +213,94 @@ START_TEST(shim_text)
 	ck_assert_ptr_nonnull(strstr(pq_abi_header_text, "struct pqprof_instance"));
 	free(buf);
 	tree_scan_free(&ts);
+}
+END_TEST
+
+/* The signature functions an API header declares: prefix, plain and context forms (comments ignored). */
+START_TEST(sig_decls)
+{
+	struct nist_sig_decls d;
+	ck_assert_int_eq(tree_nist_sig_decls("#define CRYPTO_BYTES 10\n", &d), 0);
+	ck_assert_int_eq(tree_nist_sig_decls("int crypto_sign_keypair(unsigned char *, unsigned char *);\n"
+	                                     "int crypto_sign(void); int crypto_sign_open(void);\n", &d), 1);
+	ck_assert_str_eq(d.prefix, "");
+	ck_assert(d.plain && !d.context);
+	ck_assert_int_eq(tree_nist_sig_decls("size_t P_X_crypto_sign_seed_keypair(void);\n"
+	                                     "int P_X_crypto_sign_keypair(uint8_t *pk, uint8_t *sk);\n"
+	                                     "int P_X_crypto_sign_ctx(void); int P_X_crypto_sign_open_ctx(void);\n"
+	                                     "/* int P_X_crypto_sign(void); int P_X_crypto_sign_open(void); */\n", &d), 1);
+	ck_assert_str_eq(d.prefix, "P_X_");
+	ck_assert(!d.plain && d.context);
+	/* The prefix must match: another namespace's plain functions do not count. */
+	ck_assert_int_eq(tree_nist_sig_decls("int A_crypto_sign_keypair(void); int B_crypto_sign(void);\n"
+	                                     "int B_crypto_sign_open(void); int A_crypto_sign_ctx(void);\n"
+	                                     "int A_crypto_sign_open_ctx(void); int A_crypto_sign(void);\n", &d), 1);
+	ck_assert(!d.plain && d.context && !d.in_plain);
+	/* crypto_sign itself taking the context (a macro names it first, a comment has a comma). */
+	ck_assert_int_eq(tree_nist_sig_decls("#define crypto_sign_keypair NS(keypair)\nint crypto_sign_keypair(uint8_t *pk, uint8_t *sk);\n"
+	                                     "#define crypto_sign NS_TOP\n"
+	                                     "int crypto_sign(uint8_t *sm, size_t *smlen,\n  const uint8_t *m, size_t mlen,\n"
+	                                     "  const uint8_t *ctx, size_t ctxlen, /* a, b */ const uint8_t *sk);\n"
+	                                     "int crypto_sign_open(uint8_t *m, size_t *mlen, const uint8_t *sm, size_t smlen,\n"
+	                                     "  const uint8_t *ctx, size_t ctxlen, const uint8_t *pk);\n", &d), 1);
+	ck_assert(!d.plain && d.context && d.in_plain);
+	/* Five parameters: the plain API. */
+	ck_assert_int_eq(tree_nist_sig_decls("int crypto_sign_keypair(uint8_t *pk, uint8_t *sk);\n"
+	                                     "int crypto_sign(uint8_t *sm, size_t *smlen, const uint8_t *m, size_t mlen,"
+	                                     " const uint8_t *sk);\nint crypto_sign_open(uint8_t *m, size_t *mlen,"
+	                                     " const uint8_t *sm, size_t smlen, const uint8_t *pk);\n", &d), 1);
+	ck_assert(d.plain && !d.context && !d.in_plain);
+}
+END_TEST
+
+/* The shim of a context-only header: prefixed _ctx calls, the context bytes, sizes under the plain names. */
+START_TEST(shim_context)
+{
+	put("api.h", "#define NS_CRYPTO_BYTES 10\nint NS_crypto_sign_keypair(void);\n"
+	             "int NS_crypto_sign_ctx(void); int NS_crypto_sign_open_ctx(void);\n");
+	put("s.c", "int f(void) { return 0; }\n");
+	struct tree_scan ts;
+	pq_error err = { 0 };
+	ck_assert_int_eq(tree_scan_dir(root, TREE_API_AUTO, &ts, &err), 0);
+	ck_assert_str_eq(ts.sig.prefix, "NS_");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const unsigned char ctx[] = { 0x0a, 0x0b };
+	struct shim_meta meta = { "cc 1", "reference", "-O2", "", "fallback", .sig_context = 1, .context = ctx,
+	                          .context_len = 2 };
+	ck_assert_int_eq(shim_write(f, &ts, &meta, &err), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "#define CRYPTO_BYTES NS_CRYPTO_BYTES"));
+	ck_assert_ptr_nonnull(strstr(buf, "pq_context[] = { 0x0a, 0x0b }"));
+	ck_assert_ptr_nonnull(strstr(buf, "NS_crypto_sign_ctx(blob, (void *)bloblen, m, mlen, pq_context, PQ_CONTEXT_LEN, sk)"));
+	ck_assert_ptr_nonnull(strstr(buf, "NS_crypto_sign_open_ctx(scratch"));
+	ck_assert_ptr_nonnull(strstr(buf, "PQPROF_SIG_CONTEXT, 4u, pq_context, 2u"));
+	free(buf);
+	tree_scan_free(&ts);
+}
+END_TEST
+
+/* --context: hex digits in pairs, at most 255 bytes; anything else is a usage error naming the option. */
+START_TEST(context_parse)
+{
+	unsigned char out[BUILD_CONTEXT_MAX];
+	size_t n = 99;
+	pq_error err = { 0 };
+	ck_assert_int_eq(build_context_parse("", "--context", out, &n, &err), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(build_context_parse("0aFf", "--context", out, &n, &err), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(out[0] == 0x0a && out[1] == 0xff);
+	const char *bad[] = { "0", "zz", "0x0a", "0a 0b", NULL };
+	for (int i = 0; bad[i]; i++) {
+		ck_assert_int_eq(build_context_parse(bad[i], "--context", out, &n, &err), -PQ_EUSAGE);
+		ck_assert_ptr_nonnull(strstr(err.msg, "--context"));
+	}
+	char big[2 * BUILD_CONTEXT_MAX + 3];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ck_assert_int_eq(build_context_parse(big, "--context", out, &n, &err), -PQ_EUSAGE);
 }
 END_TEST
 
@@ -277,6 +373,59 @@ START_TEST(containment_refusals)
 }
 END_TEST
 
+static int category_of(const char *text, char *name, size_t nlen)
+{
+	return api_category_from_text(text, strlen(text), name, nlen);
+}
+
+/* The security category api.h states: the macro names it knows, integer values 1..5 only. */
+START_TEST(api_header_category)
+{
+	char name[128] = "";
+	ck_assert_int_eq(category_of("#define CRYPTO_BYTES 96\n#define NIST_SECURITY_LEVEL 3\n", name, sizeof name), 3);
+	ck_assert_str_eq(name, "NIST_SECURITY_LEVEL");
+	ck_assert_int_eq(category_of("  #  define   security_category (5U) /* level */\r\n", name, sizeof name), 5);
+	ck_assert_str_eq(name, "security_category");
+	ck_assert_int_eq(category_of("#define PQCLEAN_FOO_NIST_LEVEL 1\n", name, sizeof name), 1);
+	ck_assert_int_eq(category_of("#define CRYPTO_SECURITY_CATEGORY 2 // two\n", name, sizeof name), 2);
+	ck_assert_int_eq(category_of("#define SECURITY_LEVEL 4\n", name, sizeof name), 4);
+	ck_assert_int_eq(category_of("#define NIST_LEVEL 1\n", name, sizeof name), 1);
+	/* Not a category: out of range, not a literal, a function-like macro, another name, a bare suffix. */
+	ck_assert_int_eq(category_of("#define NIST_SECURITY_LEVEL 6\n", name, sizeof name), 0);
+	ck_assert_int_eq(category_of("#define NIST_SECURITY_LEVEL 128\n", name, sizeof name), 0);
+	ck_assert_int_eq(category_of("#define NIST_SECURITY_LEVEL LEVEL\n", name, sizeof name), 0);
+	ck_assert_int_eq(category_of("#define NIST_SECURITY_LEVEL(x) 3\n", name, sizeof name), 0);
+	ck_assert_int_eq(category_of("#define CRYPTO_BYTES 3\n#define PARAMS_LEVEL 3\n", name, sizeof name), 0);
+	ck_assert_int_eq(category_of("#define XNIST_LEVEL 3\n", name, sizeof name), 0);
+	ck_assert_int_eq(category_of("// #define NIST_LEVEL 3 in a comment\n", name, sizeof name), 0);
+	ck_assert(api_category_name_ok("CRYPTO_SECURITY_CATEGORY"));
+	ck_assert(!api_category_name_ok("SECURITY_LEVELS"));
+}
+END_TEST
+
+START_TEST(kat_driver_names_from_one_list)
+{
+	ck_assert(kat_driver_is("KAT_SIG.c"));
+	ck_assert(kat_driver_is("PQCgenKAT_kem.cpp"));
+	ck_assert(kat_driver_is("KAT_CryptHash.cxx"));
+	ck_assert(!kat_driver_is("KAT_SIG.h"));
+	ck_assert(!kat_driver_is("KAT_SIG"));
+	ck_assert(!kat_driver_is("KAT_SIGN.c"));
+	ck_assert(!kat_driver_is("sign.c"));
+	char names[160];
+	kat_driver_names(names, sizeof names);
+	ck_assert_str_eq(names, "KAT_SIG.c, KAT_KEM.c, KAT_KEX.c, KAT_CryptHash.c, PQCgenKAT_sign.c, PQCgenKAT_kem.c");
+	for (int i = 0; kat_driver_stems[i]; i++) {
+		char file[64];
+		snprintf(file, sizeof file, "%s.cc", kat_driver_stems[i]);
+		ck_assert(kat_driver_is(file));
+	}
+	char small[12];
+	kat_driver_names(small, sizeof small);
+	ck_assert_str_eq(small, "KAT_SIG.\u2026");  /* too small: the cut shows */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("instance");
@@ -290,8 +439,15 @@ int main(void)
 	tcase_add_test(tc, kem_detection);
 	tcase_add_test(tc, words_and_profiles);
 	tcase_add_test(tc, shim_text);
+	tcase_add_test(tc, sig_decls);
+	tcase_add_test(tc, shim_context);
+	tcase_add_test(tc, context_parse);
 	tcase_add_test(tc, flag_refusals);
 	tcase_add_test(tc, containment_refusals);
+	tcase_add_test(tc, api_header_category);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("kat_drivers");
+	tcase_add_test(tc, kat_driver_names_from_one_list);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -20,6 +20,7 @@
 #include "kat/kat_engine.h"
 #include "kat/kat_file.h"
 #include "kat/kat_forensics.h"
+#include "kat/kat_locate.h"
 #include "kat/kat_verdict.h"
 #include "kat/manifest.h"
 #include "kat/sm3_drng.h"
@@ -516,6 +517,103 @@ START_TEST(test_compare)
 }
 END_TEST
 
+/* ---- kat_locate and the name line ------------------------------------------------ */
+
+/* A NIST signature file of one record: the NIST seed 0, a public key of pklen bytes (byte pkfill), sk of sklen. */
+static void nist_one(struct kat_file *f, const char *name, const char *seedhex, size_t pklen, uint8_t pkfill,
+                     size_t sklen)
+{
+	uint8_t seed[48], pk[64], sk[128], msg[33] = { 1 };
+	ck_assert_int_eq(kat_file_init(f, KAT_NIST_SIG, name), 0);
+	unhex(seedhex, seed);
+	memset(pk, pkfill, sizeof pk);
+	memset(sk, 7, sizeof sk);
+	struct kat_record *r = kat_file_add_record(f);
+	ck_assert_ptr_nonnull(r);
+	kat_record_add_int(r, "count", 0);
+	kat_record_add_bytes(r, "seed", seed, 48);
+	kat_record_add_int(r, "mlen", 33);
+	kat_record_add_bytes(r, "msg", msg, 33);
+	kat_record_add_bytes(r, "pk", pk, pklen);
+	kat_record_add_bytes(r, "sk", sk, sklen);
+	kat_record_add_int(r, "smlen", 33);
+	kat_record_add_bytes(r, "sm", msg, 33);
+}
+
+static void write_at(const char *dir, const char *rel, const struct kat_file *f)
+{
+	char path[4096];
+	pq_error err = { 0 };
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+	ck_assert_int_eq(system(cmd), 0);
+	*slash = '/';
+	ck_assert_msg(kat_file_write(f, path, &err) == 0, "%s", err.msg);
+}
+
+START_TEST(test_locate_by_content)
+{
+	char dir[] = "/tmp/pqprof-locate.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct kat_file produced, f;
+	nist_one(&produced, "Tern-L1", NIST_SEED0, 32, 0xa1, 64);
+	/* Decoys: the right sizes after another seed; the right seed with other key sizes; no vectors at all. */
+	nist_one(&f, "Tern-L1", NIST_SEED1, 32, 0xa1, 64);
+	write_at(dir, "KAT/PQCsignKAT_64.rsp", &f);
+	kat_file_free(&f);
+	nist_one(&f, "Tern-L3", NIST_SEED0, 48, 0xa1, 96);
+	write_at(dir, "KAT/PQCsignKAT_96_Tern_L3.rsp", &f);
+	kat_file_free(&f);
+	/* The right one under a name no generator writes, and a same-sized file from a broken build. */
+	nist_one(&f, "Tern_L1", NIST_SEED0, 32, 0xa1, 64);
+	write_at(dir, "Test_Vectors/level-one/vectors.txt", &f);
+	kat_file_free(&f);
+	nist_one(&f, "Tern-L1", NIST_SEED0, 32, 0x55, 64);
+	write_at(dir, "old/kat_output.rsp", &f);
+	kat_file_free(&f);
+	struct kat_located loc;
+	ck_assert_int_eq(kat_locate(dir, &produced, "Tern-L1", &loc), 1);
+	ck_assert_msg(strstr(loc.path, "/Test_Vectors/level-one/vectors.txt") != NULL, "%s", loc.path);
+	ck_assert_int_eq(loc.candidates, 2);
+	ck_assert_int_eq(loc.holds_pk, 1);
+	ck_assert_int_eq(loc.names_instance, 1);
+	/* A produced key that no file holds (a wrong implementation): the file whose name line names it. */
+	kat_file_free(&produced);
+	nist_one(&produced, "Tern-L1", NIST_SEED0, 32, 0x33, 64);
+	ck_assert_int_eq(kat_locate(dir, &produced, "Tern-L1", &loc), 1);
+	ck_assert_int_eq(loc.holds_pk, 0);
+	ck_assert_int_eq(loc.names_instance, 1);
+	/* Sizes no file has: nothing. */
+	kat_file_free(&produced);
+	nist_one(&produced, "Tern-L5", NIST_SEED0, 64, 0xa1, 128);
+	ck_assert_int_eq(kat_locate(dir, &produced, "Tern-L5", &loc), 0);
+	ck_assert(kat_names_agree("Tern_L1", "tern-l1") && !kat_names_agree("Tern-L1", "Tern-L3"));
+
+	/* The name lines alone differ: PASS, with a note quoting both. */
+	nist_one(&f, "Tern_L5", NIST_SEED0, 64, 0xa1, 128);
+	struct kat_outcome o;
+	kat_outcome_init(&o);
+	kat_judge(&f, &produced, NULL, &o);
+	ck_assert_int_eq(o.verdict, KAT_PASS);
+	ck_assert_int_eq(o.nnotes, 1);
+	ck_assert_msg(strstr(o.notes[0], "'# Tern_L5' in the file, '# Tern-L5' produced") != NULL, "%s", o.notes[0]);
+	/* ...but a record that differs too is a MISMATCH, named by the first difference. */
+	kat_file_free(&f);
+	nist_one(&f, "Tern_L5", NIST_SEED0, 64, 0xa2, 128);
+	kat_outcome_init(&o);
+	kat_judge(&f, &produced, NULL, &o);
+	ck_assert_int_eq(o.verdict, KAT_MISMATCH);
+	kat_file_free(&f);
+	kat_file_free(&produced);
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- kat_forensics ---------------------------------------------------------------- */
 
 START_TEST(test_forensics_ranges)
@@ -526,6 +624,9 @@ START_TEST(test_forensics_ranges)
 	const long b[] = { 0, 1, 8, 9 };
 	ck_assert_str_eq(kat_forensics_ranges(b, 4, buf, sizeof buf), "0, 1, 8, 9");
 	ck_assert_str_eq(kat_forensics_ranges(b, 0, buf, sizeof buf), "");
+	char small[12];
+	const long c[] = { 0, 2, 4, 6, 8, 10, 12 };
+	ck_assert_str_eq(kat_forensics_ranges(c, 7, small, sizeof small), "0, 2, \u2026");  /* whole ranges, then more */
 }
 END_TEST
 
@@ -1331,6 +1432,32 @@ START_TEST(test_engine_deviations)
 }
 END_TEST
 
+/* What does not fit in the outcome is said: a long note ends in "…" (whole characters), extra notes are counted. */
+START_TEST(test_outcome_cut_visible)
+{
+	struct kat_outcome o;
+	kat_outcome_init(&o);
+	char longer[KAT_NOTE_LEN * 2];
+	memset(longer, 'a', sizeof longer - 1);
+	longer[sizeof longer - 1] = 0;
+	for (size_t i = KAT_NOTE_LEN - 8; i + 1 < KAT_NOTE_LEN + 4; i += 2)
+		memcpy(longer + i, "\xc3\xa9", 2);   /* two-byte characters around the cut */
+	kat_outcome_note(&o, "%s", longer);
+	size_t n = strlen(o.notes[0]);
+	ck_assert_uint_lt(n, KAT_NOTE_LEN);
+	ck_assert_str_eq(o.notes[0] + n - strlen("…"), "…");
+	ck_assert_int_ne((unsigned char)o.notes[0][n - strlen("…") - 1], 0xc3);  /* no half character */
+	for (int i = 1; i < KAT_NOTES_MAX + 3; i++)
+		kat_outcome_note(&o, "note %d", i);
+	ck_assert_int_eq(o.nnotes, KAT_NOTES_MAX);
+	ck_assert_str_eq(o.notes[KAT_NOTES_MAX - 2], "note 6");
+	ck_assert_str_eq(o.notes[KAT_NOTES_MAX - 1], "and 4 further notes, not kept");
+	kat_outcome_reason(&o, "%s", longer);
+	n = strlen(o.reason);
+	ck_assert_str_eq(o.reason + n - strlen("…"), "…");
+}
+END_TEST
+
 START_TEST(test_outcome_text)
 {
 	struct kat_outcome o, back;
@@ -1418,6 +1545,7 @@ static Suite *kat_suite(void)
 	tcase_add_test(file, test_parse_mutations);
 	tcase_add_test(file, test_read_fixture_files);
 	tcase_add_test(file, test_compare);
+	tcase_add_test(file, test_locate_by_content);
 	tcase_add_test(file, test_forensics_ranges);
 	tcase_add_test(file, test_forensics_splice);
 	tcase_add_test(file, test_forensics_nist);
@@ -1443,6 +1571,7 @@ static Suite *kat_suite(void)
 	tcase_add_test(eng, test_engine_wild_segv_is_crash);
 	tcase_add_test(eng, test_engine_deviations);
 	tcase_add_test(eng, test_outcome_text);
+	tcase_add_test(eng, test_outcome_cut_visible);
 	tcase_add_test(eng, test_verdict_table);
 	suite_add_tcase(s, eng);
 	return s;

@@ -8,13 +8,20 @@
  * each build b of a runner process p has a log time u_b[p] + e_b[p][r]
  * (layout effect of that build in that process, round noise), and the
  * comparisons are differences of builds, as the runner forms them.
+ *
+ * Also the seed's way from the parent to the runner: every bit of a
+ * 64-bit seed arrives.
  */
 #include "config.h"
 #include "measure/paired_stats.h"
+#include "measure/verdict.h"
 #include "measure/stats.h"
+#include "core/options.h"
 
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,7 +270,7 @@ START_TEST(test_difference_is_estimate_of_difference)
 	ck_assert_int_eq(paired_difference(&s.vs_base, &s.vs_base, &diff, &err), 0);
 	ck_assert_double_eq(diff.ratio, 1);
 	ck_assert_double_eq(diff.mde, 0);
-	ck_assert_int_eq(paired_decide(&diff, NULL, 0.01), PAIRED_NO_CHANGE);
+	ck_assert_int_eq(verdict_paired(&diff, NULL, 0.01), VERDICT_NO_CHANGE);
 }
 END_TEST
 
@@ -332,10 +339,10 @@ START_TEST(test_aa_false_positives)
 		estimate_both(&s, &vs_base, &vs_aa);
 		excl_base += excludes_one(&vs_base);
 		excl_diff += excludes_one(&vs_aa);
-		enum paired_verdict v = paired_decide(&vs_base, &vs_aa, 0.01);
-		eff_aa += v == PAIRED_FASTER || v == PAIRED_SLOWER;
-		v = paired_decide(&vs_base, NULL, 0.01);
-		eff_plain += v == PAIRED_FASTER || v == PAIRED_SLOWER;
+		enum verdict v = verdict_paired(&vs_base, &vs_aa, 0.01);
+		eff_aa += v == VERDICT_FASTER || v == VERDICT_SLOWER;
+		v = verdict_paired(&vs_base, NULL, 0.01);
+		eff_plain += v == VERDICT_FASTER || v == VERDICT_SLOWER;
 	}
 	ck_assert_int_le(excl_base, 65);
 	ck_assert_int_ge(excl_base, 25);
@@ -362,11 +369,11 @@ START_TEST(test_planted_change)
 		struct paired_estimate vs_base, vs_aa;
 		simulate(&s, &rng, 8, 25, NULL, 1.03, 0.005 * 0.005, 0.03 * 0.03);
 		estimate_both(&s, &vs_base, &vs_aa);
-		slower_aa += paired_decide(&vs_base, &vs_aa, 0.01) == PAIRED_SLOWER;
-		slower_plain += paired_decide(&vs_base, NULL, 0.01) == PAIRED_SLOWER;
+		slower_aa += verdict_paired(&vs_base, &vs_aa, 0.01) == VERDICT_SLOWER;
+		slower_plain += verdict_paired(&vs_base, NULL, 0.01) == VERDICT_SLOWER;
 		simulate(&s, &rng, 8, 25, NULL, 1 / 1.03, 0.005 * 0.005, 0.03 * 0.03);
 		estimate_both(&s, &vs_base, &vs_aa);
-		faster += paired_decide(&vs_base, &vs_aa, 0.01) == PAIRED_FASTER;
+		faster += verdict_paired(&vs_base, &vs_aa, 0.01) == VERDICT_FASTER;
 	}
 	ck_assert_int_ge(slower_aa, sims * 95 / 100);
 	ck_assert_int_ge(slower_plain, sims * 95 / 100);
@@ -615,13 +622,13 @@ START_TEST(test_rule_difference_not_bounds)
 	ck_assert(vs_base.lo < aa_vs_base.hi);
 	/* the difference's own interval excludes 1 */
 	ck_assert(vs_aa.lo > 1);
-	ck_assert_int_eq(paired_decide(&vs_base, &vs_aa, 0.01), PAIRED_SLOWER);
+	ck_assert_int_eq(verdict_paired(&vs_base, &vs_aa, 0.01), VERDICT_SLOWER);
 
 	/* the same through constructed estimates: base [0.97, 1.09] and aa wide, difference tight */
 	struct paired_estimate b = made(0.03, 0.02, 5), d = made(0.03, 0.003, 5);
-	ck_assert_int_eq(paired_decide(&b, &d, 0.01), PAIRED_SLOWER);
+	ck_assert_int_eq(verdict_paired(&b, &d, 0.01), VERDICT_SLOWER);
 	/* without an A/A arm vs_base itself is tested, and its interval holds 1 */
-	ck_assert_int_eq(paired_decide(&b, NULL, 0.01), PAIRED_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&b, NULL, 0.01), VERDICT_INCONCLUSIVE);
 }
 END_TEST
 
@@ -631,53 +638,53 @@ START_TEST(test_rule_cases)
 	/* not significant: the mde decides between no change and inconclusive */
 	struct paired_estimate quiet = made(0.001, 0.001, 10), noisy = made(0.001, 0.005, 10);
 	ck_assert(quiet.mde <= th && noisy.mde > th);
-	ck_assert_int_eq(paired_decide(&quiet, NULL, th), PAIRED_NO_CHANGE);
-	ck_assert_int_eq(paired_decide(&noisy, NULL, th), PAIRED_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&quiet, NULL, th), VERDICT_NO_CHANGE);
+	ck_assert_int_eq(verdict_paired(&noisy, NULL, th), VERDICT_INCONCLUSIVE);
 	/* with an A/A arm the difference's mde counts, not the base's */
-	ck_assert_int_eq(paired_decide(&quiet, &noisy, th), PAIRED_INCONCLUSIVE);
-	ck_assert_int_eq(paired_decide(&noisy, &quiet, th), PAIRED_NO_CHANGE);
+	ck_assert_int_eq(verdict_paired(&quiet, &noisy, th), VERDICT_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&noisy, &quiet, th), VERDICT_NO_CHANGE);
 
 	/* significant, whole interval inside the band */
 	struct paired_estimate small = made(0.004, 0.001, 10);
-	ck_assert_int_eq(paired_decide(&small, NULL, th), PAIRED_BELOW_THRESHOLD);
+	ck_assert_int_eq(verdict_paired(&small, NULL, th), VERDICT_BELOW_THRESHOLD);
 	/* significant, inside the band, interval across its edge */
 	struct paired_estimate edge = made(0.008, 0.002, 10);
-	ck_assert_int_eq(paired_decide(&edge, NULL, th), PAIRED_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&edge, NULL, th), VERDICT_INCONCLUSIVE);
 	/* beyond the band and significant: an effect, whether or not the interval clears the edge */
 	struct paired_estimate up = made(0.012, 0.002, 10), down = made(-0.03, 0.002, 10);
 	ck_assert(up.lo < 1 + th);
-	ck_assert_int_eq(paired_decide(&up, NULL, th), PAIRED_SLOWER);
-	ck_assert_int_eq(paired_decide(&down, NULL, th), PAIRED_FASTER);
+	ck_assert_int_eq(verdict_paired(&up, NULL, th), VERDICT_SLOWER);
+	ck_assert_int_eq(verdict_paired(&down, NULL, th), VERDICT_FASTER);
 	/* the lower band edge is 1/(1+t), not 1-t: 0.9905 is inside */
 	struct paired_estimate just_inside = made(log(0.9905), 0.0001, 10);
-	ck_assert_int_eq(paired_decide(&just_inside, NULL, th), PAIRED_BELOW_THRESHOLD);
+	ck_assert_int_eq(verdict_paired(&just_inside, NULL, th), VERDICT_BELOW_THRESHOLD);
 
 	/* with an A/A arm: the candidate moved, but so much of it an identical copy also shows */
 	struct paired_estimate diff_small = made(0.005, 0.001, 10);
-	ck_assert_int_eq(paired_decide(&up, &diff_small, th), PAIRED_BELOW_THRESHOLD);
-	ck_assert_int_eq(paired_decide(&up, &up, th), PAIRED_SLOWER);
+	ck_assert_int_eq(verdict_paired(&up, &diff_small, th), VERDICT_BELOW_THRESHOLD);
+	ck_assert_int_eq(verdict_paired(&up, &up, th), VERDICT_SLOWER);
 	/* opposite sides: no effect can be named */
 	struct paired_estimate diff_down = made(-0.012, 0.002, 10);
-	ck_assert_int_eq(paired_decide(&up, &diff_down, th), PAIRED_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&up, &diff_down, th), VERDICT_INCONCLUSIVE);
 	/* the base point inside the band, the difference beyond: the A/A copy itself moved */
 	struct paired_estimate diff_up = made(0.02, 0.002, 10);
-	ck_assert_int_eq(paired_decide(&quiet, &diff_up, th), PAIRED_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&quiet, &diff_up, th), VERDICT_INCONCLUSIVE);
 
 	/* unknown figures */
 	struct paired_estimate bad = quiet;
 	bad.hi = NAN;
-	ck_assert_int_eq(paired_decide(&bad, NULL, th), PAIRED_INCONCLUSIVE);
-	ck_assert_int_eq(paired_decide(&quiet, &bad, th), PAIRED_INCONCLUSIVE);
-	ck_assert_int_eq(paired_decide(NULL, NULL, th), PAIRED_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&bad, NULL, th), VERDICT_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&quiet, &bad, th), VERDICT_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(NULL, NULL, th), VERDICT_INCONCLUSIVE);
 	/* threshold 0: any significant change is an effect; no change is never proven */
-	ck_assert_int_eq(paired_decide(&small, NULL, 0), PAIRED_SLOWER);
-	ck_assert_int_eq(paired_decide(&quiet, NULL, NAN), PAIRED_INCONCLUSIVE);
+	ck_assert_int_eq(verdict_paired(&small, NULL, 0), VERDICT_SLOWER);
+	ck_assert_int_eq(verdict_paired(&quiet, NULL, NAN), VERDICT_INCONCLUSIVE);
 
-	ck_assert_str_eq(paired_verdict_name(PAIRED_FASTER), "faster");
-	ck_assert_str_eq(paired_verdict_name(PAIRED_SLOWER), "slower");
-	ck_assert_str_eq(paired_verdict_name(PAIRED_BELOW_THRESHOLD), "no effect: below threshold");
-	ck_assert_str_eq(paired_verdict_name(PAIRED_NO_CHANGE), "no significant change");
-	ck_assert_str_eq(paired_verdict_name(PAIRED_INCONCLUSIVE), "inconclusive");
+	ck_assert_str_eq(verdict_name(VERDICT_FASTER), "faster");
+	ck_assert_str_eq(verdict_name(VERDICT_SLOWER), "slower");
+	ck_assert_str_eq(verdict_name(VERDICT_BELOW_THRESHOLD), "no effect: below threshold");
+	ck_assert_str_eq(verdict_name(VERDICT_NO_CHANGE), "no significant change");
+	ck_assert_str_eq(verdict_name(VERDICT_INCONCLUSIVE), "inconclusive");
 }
 END_TEST
 
@@ -690,12 +697,12 @@ START_TEST(test_settle_factor)
 	 * 15 give 0.984% (ln 1.01 = 0.995%).
 	 */
 	struct paired_estimate e = made(0, 0.004, 10);
-	ck_assert_int_eq(paired_decide(&e, NULL, th), PAIRED_INCONCLUSIVE);
-	ck_assert_double_eq_tol(paired_settle_factor(&e, th), 1.5, EPS);
+	ck_assert_int_eq(verdict_paired(&e, NULL, th), VERDICT_INCONCLUSIVE);
+	ck_assert_double_eq_tol(verdict_settle_factor(&e, th), 1.5, EPS);
 
 	/* already settled */
 	e = made(0, 0.001, 10);
-	ck_assert_double_eq(paired_settle_factor(&e, th), 1);
+	ck_assert_double_eq(verdict_settle_factor(&e, th), 1);
 
 	/*
 	 * Significant, inside the band, interval across the edge: the interval
@@ -703,28 +710,148 @@ START_TEST(test_settle_factor)
 	 * sqrt(10/n') <= 0.00195 first holds at n' = 43.
 	 */
 	e = made(0.008, 0.002, 10);
-	ck_assert_int_eq(paired_decide(&e, NULL, th), PAIRED_INCONCLUSIVE);
-	ck_assert_double_eq_tol(paired_settle_factor(&e, th), 4.3, EPS);
+	ck_assert_int_eq(verdict_paired(&e, NULL, th), VERDICT_INCONCLUSIVE);
+	ck_assert_double_eq_tol(verdict_settle_factor(&e, th), 4.3, EPS);
 
 	/* significant, beyond: clearing the edge from the other side is symmetric */
 	struct paired_estimate mirror = made(2 * log1p(th) - 0.008, 0.002, 10);
-	ck_assert_double_eq_tol(paired_settle_factor(&mirror, th), 4.3, EPS);
+	ck_assert_double_eq_tol(verdict_settle_factor(&mirror, th), 4.3, EPS);
 
 	/* nothing settles a point exactly on the edge, a zero threshold, or unknown figures */
 	e = made(log1p(th), 0.001, 10);
-	ck_assert(isinf(paired_settle_factor(&e, th)));
+	ck_assert(isinf(verdict_settle_factor(&e, th)));
 	e = made(0, 0.004, 10);
-	ck_assert(isinf(paired_settle_factor(&e, 0)));
+	ck_assert(isinf(verdict_settle_factor(&e, 0)));
 	e.se_log = NAN;
-	ck_assert(isinf(paired_settle_factor(&e, th)));
-	ck_assert(isinf(paired_settle_factor(NULL, th)));
+	ck_assert(isinf(verdict_settle_factor(&e, th)));
+	ck_assert(isinf(verdict_settle_factor(NULL, th)));
 
 	/* never below 1, and more data always settles a finite case */
 	for (int i = 1; i <= 20; i++) {
 		struct paired_estimate f = made(0.0007 * i, 0.0015, 6);
-		double k = paired_settle_factor(&f, th);
+		double k = verdict_settle_factor(&f, th);
 		ck_assert(k >= 1 && isfinite(k));
 	}
+}
+END_TEST
+
+/*
+ * The parent writes each process's seed as a decimal (supervise/paired.c)
+ * and the paired job reads it back with an OPT_U64 row: a seed past 2^53,
+ * which a double would round to an even neighbour, arrives exactly.
+ */
+START_TEST(test_seed_round_trip)
+{
+	const uint64_t seeds[] = { (1ULL << 53) + 1, 0xfedcba9876543211ULL, (1ULL << 63) + 1 };
+	for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+		char sd[32];
+		snprintf(sd, sizeof sd, "%llu", (unsigned long long)seeds[i]);
+		ck_assert_msg((uint64_t)(double)seeds[i] != seeds[i], "%s survives a double: not a test", sd);
+		uint64_t got = 0;
+		const struct option_spec specs[] = {
+			{ OPT_U64, 0, "seed", &got, "N", "", NULL },
+			{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
+		};
+		char *argv[] = { "paired", "--seed", sd, NULL };
+		pq_error err = { 0 };
+		int help = 0;
+		ck_assert_int_eq(options_parse(3, argv, specs, NULL, 0, &help, &err), 0);
+		ck_assert_msg(got == seeds[i], "seed %s came back as %llu", sd, (unsigned long long)got);
+	}
+}
+END_TEST
+
+/* A trial comparison: B/A with its interval, interleaved, 10 trials a side, a 3% threshold. */
+static struct verdict_trials trials(double ratio, double lo, double hi)
+{
+	struct verdict_trials t = {
+		.vs_base = { ratio, lo, hi }, .na = 10, .nb = 10, .interleaved = 1, .threshold = 0.03,
+		.separate_factor = 1.25,
+	};
+	return t;
+}
+
+static enum verdict trial_verdict(const struct verdict_trials *t)
+{
+	struct verdict_of_trials v;
+	verdict_of_trials(t, &v);
+	return v.verdict;
+}
+
+START_TEST(test_trial_rule)
+{
+	struct verdict_trials t = trials(0.90, 0.88, 0.92);
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_FASTER);
+	t = trials(1.10, 1.08, 1.12);
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_SLOWER);
+	t = trials(1.01, 1.005, 1.015);
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_BELOW_THRESHOLD);
+	t = trials(1.03, 1.01, 1.05);
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_NEAR_THRESHOLD);
+	t = trials(1.00, 0.98, 1.02);
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_NO_CHANGE);
+	t.not_comparable = 1;
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_NOT_COMPARABLE);
+
+	/* Separate runs: 10% slower is within a 1.25x allowance. */
+	t = trials(1.10, 1.08, 1.12);
+	t.interleaved = 0;
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_SEPARATE_RUNS);
+	struct verdict_of_trials v;
+	verdict_of_trials(&t, &v);
+	ck_assert_double_eq(v.band_hi, 1.25);
+	ck_assert_double_eq(v.band_lo, 1 / 1.25);
+
+	/* An A/A pair that moves 12% explains B's 10%. */
+	t = trials(1.10, 1.08, 1.12);
+	t.has_aa = 1;
+	t.aa_lo = 1 / 1.12;
+	t.aa_hi = 1.12;
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_WITHIN_AA);
+	/* B against the copy from the same rounds decides when it is there. */
+	t.has_vs_aa = 1;
+	t.vs_aa = (struct verdict_interval){ 1.09, 1.07, 1.11 };
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_SLOWER);
+	t.vs_aa = (struct verdict_interval){ 1.01, 0.99, 1.03 };
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_WITHIN_AA);
+	/* Beyond the copy, but on the other side of 1 from B's ratio to A: no verdict either way. */
+	t.vs_aa = (struct verdict_interval){ 0.90, 0.88, 0.92 };
+	ck_assert_int_eq(trial_verdict(&t), VERDICT_NEAR_THRESHOLD);
+
+	ck_assert_int_eq(verdict_unmeasured(1, 0, 0, 2), VERDICT_NOT_COMPARABLE);
+	ck_assert_int_eq(verdict_unmeasured(0, 1, 5, 2), VERDICT_TOO_FEW_TRIALS);
+	ck_assert_int_eq(verdict_unmeasured(0, 5, 5, 2), VERDICT_UNKNOWN);
+	ck_assert_str_eq(verdict_name(VERDICT_NEAR_THRESHOLD), "inconclusive: near the threshold");
+	ck_assert_str_eq(verdict_name(VERDICT_WITHIN_AA), "no effect: within A/A spread");
+	ck_assert(verdict_is_effect(VERDICT_FASTER) && !verdict_is_effect(VERDICT_WITHIN_AA));
+}
+END_TEST
+
+START_TEST(test_trial_mde_and_settle)
+{
+	/* Interleaved, 10 trials: df 9; the interval's log half-width over t975 is the standard error. */
+	struct verdict_trials t = trials(1.03, 1.01, 1.05);
+	struct verdict_of_trials v;
+	verdict_of_trials(&t, &v);
+	double se = (log(1.05) - log(1.01)) / (2 * stats_t975(9));
+	ck_assert_double_eq_tol(v.mde, verdict_mde(se, 9), 1e-15);
+	ck_assert_double_eq_tol(verdict_mde(se, 9), expm1((stats_t975(9) + stats_t80(9)) * se), 1e-12);
+	/* Near the threshold: trials that would put the interval clear of the band edge. */
+	ck_assert_int_eq(v.verdict, VERDICT_NEAR_THRESHOLD);
+	ck_assert(isnan(v.settle_trials));  /* exactly on the edge: nothing settles it */
+	t = trials(1.035, 1.01, 1.06);
+	verdict_of_trials(&t, &v);
+	ck_assert_int_eq(v.verdict, VERDICT_NEAR_THRESHOLD);
+	se = (log(1.06) - log(1.01)) / (2 * stats_t975(9));
+	double k = se * stats_t975(9) / (log(1.035) - log(1.03));
+	ck_assert_double_eq(v.settle_trials, ceil(k * k * 10));
+	/* No settle figure for other verdicts; none at all without a finite interval. */
+	t = trials(1.00, 0.98, 1.02);
+	verdict_of_trials(&t, &v);
+	ck_assert(isnan(v.settle_trials) && isfinite(v.mde));
+	t = trials(1.00, NAN, NAN);
+	verdict_of_trials(&t, &v);
+	ck_assert(isnan(v.mde) && isnan(v.settle_trials));
 }
 END_TEST
 
@@ -755,7 +882,13 @@ static Suite *paired_suite(void)
 	tcase_add_test(ru, test_rule_difference_not_bounds);
 	tcase_add_test(ru, test_rule_cases);
 	tcase_add_test(ru, test_settle_factor);
+	tcase_add_test(ru, test_trial_rule);
+	tcase_add_test(ru, test_trial_mde_and_settle);
 	suite_add_tcase(s, ru);
+
+	TCase *sd = tcase_create("seed");
+	tcase_add_test(sd, test_seed_round_trip);
+	suite_add_tcase(s, sd);
 	return s;
 }
 

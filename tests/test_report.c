@@ -10,13 +10,14 @@
  */
 #include "config.h"
 #include "report/charts.h"
+#include "report/summary_charts.h"
 #include "report/compare.h"
 #include "report/escape.h"
-#include "report/jpath.h"
 #include "report/record_set.h"
 #include "report/report.h"
 #include "core/atomic_file.h"
 #include "core/digest.h"
+#include "core/jpath.h"
 #include "measure/stats.h"
 
 #include <check.h>
@@ -366,6 +367,20 @@ static size_t count_substr(const char *s, const char *needle)
 	return n;
 }
 
+/* The "## N. " headings of md are numbered 1, 2, ... in order; returns how many. */
+static int assert_sections_consecutive(const char *md)
+{
+	int want = 1;
+	for (const char *p = md; (p = strstr(p, "\n## ")) != NULL; p += 4) {
+		if (!isdigit((unsigned char)p[4]))
+			continue;
+		int got = atoi(p + 4);
+		ck_assert_msg(got == want, "section %d where %d was due", got, want);
+		want++;
+	}
+	return want - 1;
+}
+
 /* ---------------- report tests ---------------- */
 
 /* Annotated functions in a profile record: the three hottest loops of the
@@ -423,13 +438,23 @@ START_TEST(test_markdown_structure)
 	char *md = slurp(dir, "report.md");
 	static const char *const sections[] = {
 		"# sign-99 Toy Signature — performance on x86-64 (system lab_1)",
+		"Every figure comes from a record listed in section 9.",
+		"## Summary", "- Date (UTC): 2026-09-25T10:02:21Z to 2026-09-28T10:51:21Z",
+		"- Machine: Test CPU, pinned to CPU 2, kernel 6.1.0 (Debian GNU/Linux 12), counter backend perf-rdpmc (cycles)",
+		"| instance | profile | KAT | keygen | sign | verify | pk / sk / sig (bytes) | peak RSS |",
+		"| `Alpha-1` | harness-default | PASS | ", " µs (n = 100) | ", " ms (n = 100) | ",
+		" | 32 / 64 / 96 | 5.61 MiB |",
+		"| `Beta-2` | harness-default | MISMATCH | ", " ms (n = 100) | failed | – | 32 / 64 / 96 | – |",
+		"| `Gamma-3` | harness-default | BUILD | – | – | – | 32 / 64 / 96 | – |",
+		"Warnings for the whole run:", "- campaign incomplete: some steps did not finish; their rows say which",
+		"- KAT verdict MISMATCH for Beta-2: output not validated", "- build failed for Gamma-3: nothing measured",
 		"## 1. Basic information", "Category: public-key algorithm; function: digital signature",
-		"Algorithm: Toy Signature", "Implementation versions measured: harness-default",
+		"Algorithm: Toy Signature", "Flag profile (compiler flags each implementation was built with): harness-default",
 		"Parameter sets: Alpha-1, Beta-2, Gamma-3", "Measurement method: pqprof 0.1.0; counter backend: perf rdpmc cycles",
 		"## 2. Assessment environment", "| item | value |", "| processor | Test CPU (CPU 2, one core) |",
 		"| clock | max 2.10 GHz, governor performance, turbo off, SMT off |",
 		"| campaign start / end (UTC) | 2026-09-25T10:02:21Z / 2026-09-28T10:51:21Z |", "| hardware PMU | yes",
-		"## 3. Functional testing (KAT)", "| instance | build flags | KAT |",
+		"## 3. Functional testing (KAT)", "listed in section 9.", "| instance | flag profile | KAT |",
 		"| `Alpha-1` | harness-default | PASS |", "| `Beta-2` | harness-default | MISMATCH [1] |",
 		"| `Gamma-3` | harness-default | BUILD [2] |",
 		("[1] MISMATCH: record 3 differs in the signature. API deviations and notes: sig_keygen seeds a private "
@@ -440,15 +465,16 @@ START_TEST(test_markdown_structure)
 		"| instance | profile | operation | median cycles | median time | min cycles | ops/s | mean cycles | "
 		"contended trials | n (trials × iters) |",
 		"| `Alpha-1` | harness-default | keygen | ", " | 100 (5 × 20) |",
-		"| `Beta-2` (output not validated) | harness-default | keygen |",
-		"| `Beta-2` (output not validated) | harness-default | sign | – | – | – | – | – | – | failed: CRASH during "
+		"| `Beta-2` † | harness-default | keygen |",
+		"| `Beta-2` † | harness-default | sign | – | – | – | – | – | – | failed: CRASH during "
 		"trial: killed by SIGSEGV in sign |",
-		"| `Gamma-3` (output not validated) | harness-default | keygen |", "not measured: build failed",
+		"| `Gamma-3` † | harness-default | keygen |", "not measured: build failed",
+		"† The instance's KAT verdict is not PASS (section 3): its output is not validated.",
 		"## 5. Resource consumption", "Static memory is approximated by the library's loadable ELF segments",
-		"| instance | profile | operation | static: ELF image (bytes) | baseline RSS | peak RSS | stack | heap peak | "
-		"allocations |",
-		"| `Alpha-1` | harness-default | sign | 43449 | 2048 KiB | 5740 KiB | 3432 B | 104 B | 1 |",
-		"## 6. Transmission and storage overhead", "| instance | profile | public key | secret key | signature |",
+		"| instance | profile | operation | static: ELF image | baseline RSS | peak RSS | stack | heap peak | "
+		"allocations (n) |",
+		"| `Alpha-1` | harness-default | sign | 42.4 KiB | 2 MiB | 5.61 MiB | 3.35 KiB | 104 B | 1 |",
+		"## 6. Transmission and storage overhead", "| instance | profile | public key (bytes) | secret key (bytes) | signature (bytes) |",
 		"| `Alpha-1` | harness-default | 32 | 64 | 96 |", "size audit, Alpha-1: signature: produced 90..96 bytes",
 		"## 7. Symmetric primitives",
 		"Survey verdict, per instance:",
@@ -457,29 +483,30 @@ START_TEST(test_markdown_structure)
 		"| instance | profile | operation | pseudohash/XOF/sm3 (95% interval) | DRNG (95% interval) | calls per "
 		"operation |",
 		"| `Alpha-1` | harness-default | sign | 4.1% (3.8–4.4%) | 0.0% (0.0–0.1%) | pseudoXOF 36,900, pseudohash 102 |",
-		"| `Beta-2` | harness-default | keygen | n/a (no such function) | 0.0% (0.0–0.1%) | unavailable: uprobes not permitted |",
+		"| `Beta-2` | harness-default | keygen | n/a (no such function) | 0.0% (0.0–0.1%) | unavailable [1] |",
+		"[1] Calls per operation unavailable: uprobes not permitted.",
 		"| instance | profile | operation | Keccak/SHAKE |",
 		"| `Alpha-1` | harness-default | sign | 0.0% (0.0–0.1%) |", "| `Beta-2` | harness-default | keygen | 98% (97–99%) |",
 		"SHA-2: n/a (no such function) in any instance.",
-		"## 8. Raw evidence index", "| instance | profile | item | file | sha256 |",
-		"| – | – | campaign | `campaign.json` |",
-		"| `Beta-2` | harness-default | KAT log | `kat/Beta-2__harness-default.log` |",
-		"## 9. Hotspots", "### Alpha-1 / harness-default — sign",
-		"| function | module | self (95% interval) | inclusive (95% interval) | est. cycles per op |",
-		"| `poly_mul` | lib.so | 61% (60–62%) | 70% (69–71%) | 1.10 G |",
-		"- group hash: 4.1% (3.8–4.4%) of samples",
+		"## 8. Hotspots", "### Alpha-1 / harness-default — sign",
+		"| function | module | self (95% interval) | inclusive (95% interval) | est. cost per op |",
+		"| `poly_mul` | lib.so | 61% (60–62%) | 70% (69–71%) | 1.10 G cycles |",
 		"| `poly_mul` | `poly.c:42` | 900 | 18% |",
 		"flame graph: [flame/Alpha-1__harness-default__sign.svg](flame/Alpha-1__harness-default__sign.svg)",
+		"## 9. Raw evidence index", "| instance | profile | item | file | sha256 |",
+		"| – | – | campaign | `campaign.json` |",
+		"| `Beta-2` | harness-default | KAT log | `kat/Beta-2__harness-default.log` |",
 	};
 	assert_in_order(md, sections, (int)(sizeof sections / sizeof sections[0]));
+	ck_assert_int_eq(assert_sections_consecutive(md), 9);
 	ck_assert(strstr(md, "mean TSC ticks") == NULL);
 	/* counts are written out, never in exponent notation */
 	ck_assert_msg(strstr(md, "e+0") == NULL, "exponent notation in report.md");
 	/* Alpha is validated: never marked */
-	ck_assert(strstr(md, "`Alpha-1` (output not validated)") == NULL);
+	ck_assert(strstr(md, "`Alpha-1` †") == NULL);
 	/* the hostile name stays inside its code span and cannot break the table */
 	ck_assert(strstr(md, "``Evil<b>\\|x`&\"name``") != NULL);
-	const char *line = strstr(md, "| ``Evil");
+	const char *line = strstr(strstr(md, "## 3. Functional testing (KAT)"), "| ``Evil");
 	ck_assert(line != NULL);
 	int pipes = 0;
 	for (const char *p = line; *p && *p != '\n'; p++)
@@ -529,6 +556,54 @@ START_TEST(test_evidence_hashes)
 }
 END_TEST
 
+/* report.json's summary: the same rows and warnings as the Markdown, with exact numbers. */
+START_TEST(test_summary_json)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	write_campaign(dir);
+	pq_error err = { 0 };
+	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
+	char *js = slurp(dir, "report.json");
+	json_t *doc = json_loads(js, 0, NULL);
+	ck_assert(doc != NULL);
+	json_t *sum = jp(doc, "summary");
+	ck_assert(json_is_object(sum));
+	ck_assert(json_is_null(jp(sum, "command")));
+	ck_assert_str_eq(jp_str(sum, "start_utc", ""), "2026-09-25T10:02:21Z");
+	ck_assert_str_eq(jp_str(sum, "machine.processor", ""), "Test CPU");
+	ck_assert_int_eq((int)jp_num(sum, "machine.pinned_cpu", -1), 2);
+	ck_assert_int_eq((int)json_array_size(jp(sum, "operations")), 3);
+	json_t *rows = jp(sum, "rows");
+	ck_assert_int_eq((int)json_array_size(rows), 4);   /* one per instance and profile */
+	json_t *alpha = json_array_get(rows, 0), *beta = json_array_get(rows, 1), *gamma = json_array_get(rows, 2);
+	ck_assert_str_eq(jp_str(alpha, "kat", ""), "PASS");
+	ck_assert(jp_true(alpha, "validated"));
+	ck_assert_str_eq(jp_str(alpha, "ops.keygen.status", ""), "complete");
+	/* records from before the per-call median: the median trial, said so */
+	ck_assert_str_eq(jp_str(alpha, "ops.keygen.median_of", ""), "trials");
+	ck_assert(jp_num(alpha, "ops.keygen.median_ns", 0) > 0);
+	ck_assert_int_eq((int)jp_num(alpha, "ops.keygen.n", 0), 100);
+	ck_assert_int_eq((int)jp_num(alpha, "peak_rss_bytes", 0), 5740 * 1024);
+	ck_assert_int_eq((int)jp_num(alpha, "sizes.sig", 0), 96);
+	ck_assert_str_eq(jp_str(beta, "kat", ""), "MISMATCH");
+	ck_assert_str_eq(jp_str(beta, "ops.sign.status", ""), "failed");
+	ck_assert_str_eq(jp_str(beta, "ops.sign.failure", ""), "killed by SIGSEGV in sign");
+	ck_assert(json_is_null(jp(beta, "peak_rss_bytes")));
+	ck_assert_str_eq(jp_str(gamma, "kat", ""), "BUILD");
+	ck_assert_str_eq(jp_str(json_array_get(rows, 3), "kat", ""), "not run");
+	/* warnings: once each, by kind */
+	const char *kinds[] = { "status", "kat", "kat", "kat" };
+	json_t *w = jp(sum, "warnings");
+	ck_assert_int_eq((int)json_array_size(w), 4);
+	for (size_t i = 0; i < json_array_size(w); i++)
+		ck_assert_str_eq(jp_str(json_array_get(w, i), "kind", ""), kinds[i]);
+	json_decref(doc);
+	free(js);
+	rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_html_page)
 {
 	char dir[64];
@@ -555,7 +630,21 @@ START_TEST(test_html_page)
 	ck_assert(strstr(html, "Evil<b>") == NULL);
 	ck_assert(strstr(html, "Evil&lt;b&gt;|x`&amp;&quot;name") != NULL);
 	ck_assert(strstr(html, "<h2 id=\"kat\">3. Functional testing (KAT)</h2>") != NULL);
+	/* the summary table opens the page, before section 1 */
+	const char *sum = strstr(html, "<h2 id=\"summary\">Summary</h2>");
+	ck_assert(sum != NULL && sum < strstr(html, "<h2 id=\"basic\">1. Basic information</h2>"));
+	ck_assert(strstr(sum, "<th>instance</th><th>profile</th><th>KAT</th><th>keygen</th><th>sign</th><th>verify</th>") != NULL);
+	ck_assert(strstr(html, "<h2 id=\"evidence\">9. Raw evidence index</h2>") != NULL);
 	ck_assert(strstr(html, "<th>mean cycles</th>") != NULL);
+	/* contents right after the title, linking every section */
+	const char *toc = strstr(html, "<nav class=\"toc\"");
+	ck_assert(toc != NULL && toc < sum && toc > strstr(html, "</h1>"));
+	ck_assert(strstr(toc, "<a href=\"#summary\">Summary</a>") != NULL);
+	ck_assert(strstr(toc, "<a href=\"#evidence\">9. Raw evidence index</a>") != NULL);
+	/* the summary's medians as a chart, saying why it has no error bars */
+	const char *sc = strstr(sum, "Median time per operation and instance");
+	ck_assert(sc != NULL && sc < strstr(html, "<h2 id=\"basic\">"));
+	ck_assert(strstr(sum, "No error bars") != NULL);
 	free(html);
 	rm_rf(dir);
 }
@@ -641,7 +730,10 @@ START_TEST(test_leak_records)
 	/* report.md: the evidence index and the leak section */
 	char *md = slurp(dir, "report.md");
 	ck_assert(strstr(md, "| leak test sign | `leak/Alpha-1__harness-default__sign.json` |") != NULL);
-	ck_assert(strstr(md, "## 10. Timing leaks") != NULL);
+	ck_assert(strstr(md, "## 9. Timing leaks") != NULL);
+	ck_assert(strstr(md, "## 10. Raw evidence index") != NULL);
+	ck_assert(strstr(md, "listed in section 10.") != NULL);
+	ck_assert_int_eq(assert_sections_consecutive(md), 10);
 	ck_assert(strstr(md, "| `Alpha-1 / harness-default` | sign | leak likely | 4000 | 12.5 |") != NULL);
 	/* report.csv: the leak rows */
 	char *csv = slurp(dir, "report.csv");
@@ -689,6 +781,12 @@ START_TEST(test_plain_dir_tsc_label)
 	ck_assert(strstr(md, "| `Toy-96` | harness-default | NOKAT [1] |") != NULL);
 	ck_assert(strstr(md, "[1] NOKAT: no vector file.") != NULL);
 	ck_assert(strstr(md, "- size audit, Toy-96: a line the sizes command wrote") != NULL);
+	/* summary of a plain directory: its verdict, the fallback the environment did not explain */
+	ck_assert(strstr(md, "| instance | profile | KAT | sign | verify | pk / sk / sig (bytes) | peak RSS |") != NULL);
+	ck_assert(strstr(md, "| `Toy-96` | harness-default | NOKAT | 4.") != NULL);
+	ck_assert(strstr(md, "- KAT verdict NOKAT for Toy-96: output not validated") != NULL);
+	ck_assert(strstr(md, "- counter fallback: timings count TSC ticks, not CPU cycles") != NULL);
+	ck_assert(strstr(md, "- Command: not recorded") != NULL);
 	free(md);
 	rm_rf(dir);
 }
@@ -746,7 +844,7 @@ START_TEST(test_survey_names_glue)
 		"- Glue-3: ICCS-only — xof glue in sable_xof (no DWARF line table: functions) (pseudohash, pseudoXOF); own "
 		"Keccak/SHAKE present but unused",
 		"- Glue-4: ICCS-only — hashing through pseudohash, pseudoXOF\n",
-		"The glue named with the verdict is the source file whose code calls the placeholder functions directly",
+		"The glue named with a verdict is found in the library's machine code (direct calls to the placeholder functions)",
 	};
 	assert_in_order(md, want, (int)(sizeof want / sizeof want[0]));
 	ck_assert_msg(strstr(md, "src/compat.c") == NULL, "a caller of sm3hash, which never ran, named as glue");
@@ -803,6 +901,59 @@ START_TEST(test_chart_scale)
 	ck_assert(strstr(buf, "(log scale)") != NULL);
 	ck_assert_int_eq((int)count_substr(buf, "<rect class=\"bar\" "), 2);
 	free(buf);
+}
+END_TEST
+
+START_TEST(test_chart_groups)
+{
+	/* two instances x two profiles; only one bar has an interval */
+	char *l[] = { "A", "A", "B", "B" }, *ser[] = { "O2", "O3", "O2", "O3" };
+	double v[] = { 100, 80, 200, 150 }, lo[] = { NAN, 70, NAN, NAN }, hi[] = { NAN, 95, NAN, NAN };
+	struct rd_chart c = { .title = "t", .axis = "x", .time_ns = 1, .n = 4, .labels = l, .series = ser,
+	                      .values = v, .lo = lo, .hi = hi };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	chart_bar_svg(f, &c);
+	fclose(f);
+	ck_assert_int_eq((int)count_substr(buf, "<rect class=\"bar\" "), 4);
+	ck_assert_int_eq((int)count_substr(buf, "<rect class=\"swatch\" "), 2);
+	/* a label per group, not per bar */
+	ck_assert_int_eq((int)count_substr(buf, "<text class=\"label\" "), 2);
+	/* the one interval, and no made-up others */
+	ck_assert_int_eq((int)count_substr(buf, "<g class=\"err\""), 1);
+	ck_assert(strstr(buf, "A / O3: 80 ns (interval 70 ns – 95 ns)") != NULL);
+	/* each profile its colour */
+	ck_assert_int_eq((int)count_substr(buf, "fill=\"#4878b0\" x="), 3);   /* 2 bars + swatch */
+	ck_assert_int_eq((int)count_substr(buf, "fill=\"#e08a2c\" x="), 3);
+	ck_assert(strstr(buf, ">200 ns</text>") != NULL);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_summary_charts_profiles)
+{
+	/* a flag study: a chart per operation, a group per instance, a bar per profile; no interval made up */
+	json_t *s = json_loads("{\"operations\": [\"keygen\", \"sign\"], \"rows\": ["
+	                       "{\"shown\": \"A\", \"profile\": \"O2\", \"ops\": {\"keygen\": {\"status\": \"complete\", "
+	                       "\"median_ns\": 100}, \"sign\": {\"status\": \"failed\"}}},"
+	                       "{\"shown\": \"A\", \"profile\": \"O3\", \"ops\": {\"keygen\": {\"status\": \"complete\", "
+	                       "\"median_ns\": 90}, \"sign\": {\"status\": \"complete\", \"median_ns\": 5000}}}]}", 0, NULL);
+	ck_assert(s != NULL);
+	rdoc d;
+	rdoc_init(&d);
+	report_summary_charts(s, &d);
+	ck_assert_int_eq((int)d.n, 2);
+	const struct rd_chart *k = d.b[0].chart, *g = d.b[1].chart;
+	ck_assert(k && g && k->time_ns && k->note && strstr(k->note, "No error bars"));
+	ck_assert_int_eq((int)k->n, 2);
+	ck_assert_str_eq(k->series[0], "O2");
+	ck_assert_str_eq(k->series[1], "O3");
+	ck_assert(isnan(k->lo[0]) && isnan(k->hi[1]));
+	ck_assert_int_eq((int)g->n, 1);   /* the failed sign has no bar */
+	ck_assert(strstr(g->title, "sign") != NULL);
+	rdoc_free(&d);
+	json_decref(s);
 }
 END_TEST
 
@@ -1256,12 +1407,16 @@ START_TEST(test_report_comparison_section)
 	json_decref(res);
 	ck_assert_msg(report_write_all(dir, &err) == 0, "%s", err.msg);
 	char *md = slurp(dir, "report.md");
-	ck_assert(strstr(md, "## 11. Comparison") != NULL);
+	/* no leak section: the comparison takes its number, the evidence index follows */
+	ck_assert(strstr(md, "## 9. Comparison") != NULL);
+	ck_assert(strstr(md, "## 10. Raw evidence index") != NULL);
+	ck_assert(strstr(md, "Timing leaks") == NULL);
+	ck_assert_int_eq(assert_sections_consecutive(md), 10);
 	ck_assert(strstr(md, "### resource against harness-default") != NULL);
 	ck_assert(strstr(md, "| interleaved | slower |") != NULL);
 	free(md);
 	char *html = slurp(dir, "report.html");
-	ck_assert(strstr(html, "11. Comparison") != NULL);
+	ck_assert(strstr(html, "<h2 id=\"comparison\">9. Comparison</h2>") != NULL);
 	free(html);
 	put(dir, "compare/harness-default_vs_resource/compare.json", "{\"schema\": ");
 	ck_assert(report_write_all(dir, &err) < 0);
@@ -1348,6 +1503,7 @@ static Suite *report_suite(void)
 	tcase_set_timeout(r, 60);
 	tcase_add_test(r, test_markdown_structure);
 	tcase_add_test(r, test_evidence_hashes);
+	tcase_add_test(r, test_summary_json);
 	tcase_add_test(r, test_html_page);
 	tcase_add_test(r, test_annotated_views);
 	tcase_add_test(r, test_csv_rows);
@@ -1356,6 +1512,8 @@ static Suite *report_suite(void)
 	tcase_add_test(r, test_survey_names_glue);
 	tcase_add_test(r, test_bad_json_names_file);
 	tcase_add_test(r, test_chart_scale);
+	tcase_add_test(r, test_chart_groups);
+	tcase_add_test(r, test_summary_charts_profiles);
 	tcase_add_test(r, test_escapes);
 	suite_add_tcase(s, r);
 	TCase *c = tcase_create("compare");

@@ -27,7 +27,7 @@ EXTRA_DIST += \
 #   ./tests/fuzz/fuzz_trace -max_len=16384 tests/fuzz/corpus/trace
 if HAVE_CLANG
 FUZZ_TRACE_SRCS = tests/fuzz/fuzz_trace.c src/trace/trace_reader.c \
-	src/core/pq_error.c src/core/atomic_file.c src/core/grow.c src/core/fixed_str.c \
+	src/core/pq_error.c src/core/text_buf.c src/core/atomic_file.c src/core/grow.c src/core/fixed_str.c \
 	src/core/interrupt.c
 fuzz-trace: $(FUZZ_TRACE_SRCS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(AM_CPPFLAGS) $(ZSTD_CFLAGS) \

@@ -61,7 +61,19 @@ struct campaign_opts {
 	int progress_tty;           /* progress as a live line, else key=value lines */
 	const char *source_root;    /* --source-root: trees and links may resolve anywhere inside */
 	int trust_flags;            /* --trust-flags: descriptor cflags are not checked */
-	int no_observe;             /* --no-observe: read trees' build files instead of running their builds */
+	int no_observe;             /* --no-observe: do not run trees' own builds */
+	/*
+	 * Standard baselines (campaign_baseline.c): every candidate instance of
+	 * a known NIST security category is benched interleaved with ML-DSA or
+	 * ML-KEM of that category, unless no_baseline (--no-baseline).
+	 */
+	int no_baseline;
+	int category;               /* --category N: the category of instances no descriptor or api.h states; 0 none */
+	/* --build-cmd, --make-var: what a tree's build is, as the user says (observe.h) */
+	const char *const *build_cmds;
+	int nbuild_cmds;
+	const char *const *make_vars;
+	int nmake_vars;
 	/* Flag profiles defined on the command line: "NAME=FLAGS" (--profile). */
 	const char *const *profile_defs;
 	int nprofile_defs;
@@ -71,6 +83,7 @@ struct campaign_opts {
 	const char *manifest;       /* --manifest: the KAT manifest of every unit (prebuilt libraries too) */
 	int aa;                     /* --aa: a second, independent build of the first profile ("<first>-aa") */
 	int plain_pic;              /* --plain-pic: measure plain -fPIC libraries, as reference harnesses did */
+	const char *context_hex;    /* --context: the context string of context-argument signature APIs (builder.h) */
 	/* --no-interposition-check (or $PQPROF_INTERPOSITION_CHECK=off): build and time one library form only */
 	int no_interposition_check;
 	/*

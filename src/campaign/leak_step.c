@@ -1,6 +1,11 @@
-/* leak_step: the campaign's timing-leak step; see leak_step.h. */
+/*
+ * leak_step: the campaign's timing-leak step; see leak_step.h.  It owns
+ * one operation's leak record and plot (leak_step_op) and the step of one
+ * unit over its operations (unit_leak, for campaign.c's loop).
+ */
 #include "config.h"
 #include "campaign/leak_step.h"
+#include "campaign/campaign_int.h"
 #include <limits.h>
 #include "supervise/blame.h"
 #include "record/records.h"
@@ -56,6 +61,11 @@ int leak_step_op(const struct leak_step_opts *o, enum pq_op op, pq_error *werr)
 	char log[PATH_MAX];
 	if (record_path(log, sizeof log, o->dir, "output", o->label, opname, ".leak.log", NULL) == 0)
 		cfg.output_log = log;
+	struct leak_floor floor = { LEAK_FLOOR_UNITS, LEAK_FLOOR_SHARE };
+	char bad[64];
+	if (o->floor && *o->floor && leak_floor_parse(o->floor, &floor, bad, sizeof bad) < 0)
+		return pq_fail(werr, PQ_EINPUT, "leak floor: '%s' is not a floor", bad);
+	cfg.floor = &floor;
 	json_t *r = NULL;
 	int rc = leak_run_op(&cfg, &r, &err);
 	if (!r)  /* no pair applies, or the test could not run: say so rather than leave the step pending */
@@ -73,4 +83,39 @@ int leak_step_op(const struct leak_step_opts *o, enum pq_op op, pq_error *werr)
 	int done = w == 0 && leak_record_done(rec);
 	json_decref(r);
 	return w < 0 ? w : done;
+}
+
+/* The optional timing-leak step (leak_step.c), one record per operation. */
+void unit_leak(struct campaign *c, struct unit *u, json_t *desc, const enum pq_op *ops, int nops, json_t *env)
+{
+	if (!c->want[STEP_LEAK]) {
+		set_unit_step(c, u, "leak", "off");
+		return;
+	}
+	struct leak_step_opts lo = {
+		.dir = c->dir, .label = u->label, .lib = u->lib, .instance = desc, .environment = env,
+		.command = c->o->command, .cpu = c->o->cpu, .events = c->o->events,
+		.budget_s = c->o->leak_budget_s > 0 ? c->o->leak_budget_s :
+		            c->have_desc && c->desc.leak_budget_s > 0 ? c->desc.leak_budget_s :
+		            c->o->quick ? LEAK_STEP_QUICK_BUDGET_S : 0,
+		.classes = c->have_desc && c->desc.leak_classes[0] ? c->desc.leak_classes : NULL,
+		.floor = c->have_desc && c->desc.leak_floor[0] ? c->desc.leak_floor : NULL,
+	};
+	int all = 1;
+	for (int i = 0; i < nops; i++) {
+		double t = mono_s();
+		int skip = !desc || c->stopped;
+		if (!skip) {
+			if (!leak_step_done(&lo, ops[i]))
+				campaign_progress(c, "leak", u, pq_op_name(ops[i]));
+			pq_error err = { 0 };
+			int r = leak_step_op(&lo, ops[i], &err);
+			if (r < 0)
+				step_error(c, u, "leak", &err);
+			all &= r == 1;
+		}
+		step_done(c, t, skip);
+	}
+	set_unit_step(c, u, "leak", !desc ? "skipped" : all ? "done" : "pending");
+	save_state(c, "incomplete");
 }

@@ -25,6 +25,7 @@ struct leak_step_opts {
 	const char *command;
 	double budget_s;           /* per operation; 0 = the default */
 	const char *classes;       /* NULL = each operation's default pairs */
+	const char *floor;         /* --floor text (checked when the descriptor was read), NULL = the default */
 	int cpu;
 	const char *events;
 };

@@ -137,6 +137,8 @@ int campaign_merge(const char *out, const char *const *inputs, int n, int force,
 				json_object_set_new(merged, "end_utc", json_string(en));
 			if (strcmp(json_string_value(json_object_get(c, "status")) ?: "", "complete") != 0)
 				json_object_set_new(merged, "status", json_string("incomplete"));
+			if (json_is_true(json_object_get(c, "quick")))
+				json_object_set_new(merged, "quick", json_true());
 			json_decref(c);
 		}
 		if (r == 0)

@@ -72,7 +72,8 @@ static int write_index(const char *out, struct system *sys, int ns, pq_error *er
 	            "pooled.\n\n| system | processor | differs from system 1 in | campaign directories | report |\n"
 	            "|---|---|---|---|---|\n", ns, ns);
 	for (int g = 0; g < ns; g++) {
-		char proc[512], diff[1024] = "";
+		char proc[512];
+		struct text_buf diff = { 0 };
 		env_value(sys[g].env, "processor", proc, sizeof proc);
 		json_t *differs = json_array(), *ins = json_array();
 		for (int k = 0; g > 0 && campaign_env_keys[k]; k++) {
@@ -80,12 +81,13 @@ static int write_index(const char *out, struct system *sys, int ns, pq_error *er
 			env_value(sys[0].env, campaign_env_keys[k], a, sizeof a);
 			env_value(sys[g].env, campaign_env_keys[k], b, sizeof b);
 			if (strcmp(a, b) != 0) {
-				size_t dl = strlen(diff);
-				snprintf(diff + dl, sizeof diff - dl, "%s%s: %s", dl ? "; " : "", campaign_env_keys[k], b);
+				text_printf(&diff, "%s%s: %s", diff.n ? "; " : "", campaign_env_keys[k], b);
 				json_array_append_new(differs, json_string(campaign_env_keys[k]));
 			}
 		}
-		text_printf(&md, "| %d | %s | %s | ", g + 1, proc, g ? diff : "-");
+		md.oom |= diff.oom;
+		text_printf(&md, "| %d | %s | %s | ", g + 1, proc, g && diff.s ? diff.s : g ? "" : "-");
+		text_free(&diff);
 		for (int i = 0; i < sys[g].n; i++) {
 			text_printf(&md, "%s%s", i ? ", " : "", sys[g].inputs[i]);
 			json_array_append_new(ins, json_string(sys[g].inputs[i]));
@@ -97,7 +99,7 @@ static int write_index(const char *out, struct system *sys, int ns, pq_error *er
 	}
 	json_t *doc = json_pack("{s:s, s:o}", "schema", "pqprof.systems/1", "systems", list);
 	char p[PATH_MAX];
-	int r = md.oom || !doc ? pq_fail(err, PQ_ENOMEM, "out of memory") : 0;
+	int r = md.oom || !doc ? pq_fail(err, PQ_ENOMEM, "out of memory writing the systems index") : 0;
 	if (r == 0)
 		r = path_fmt(p, sizeof p, err, "%s/report.md", out);
 	if (r == 0)

@@ -2,14 +2,19 @@
 #include "config.h"
 #include "campaign/package_desc.h"
 #include "core/safe_name.h"
+#include "core/text_buf.h"
 
 #include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* `to` relative to the directory `from` (both absolute, without trailing slashes). */
-static void relative_path(const char *from, const char *to, char *out, size_t len)
+/*
+ * `to` relative to the directory `from` (both absolute, without trailing
+ * slashes); -1 when it does not fit out[len], for a cut path would name
+ * another file.
+ */
+static int relative_path(const char *from, const char *to, char *out, size_t len)
 {
 	size_t common = 0;
 	for (size_t i = 0;; i++) {
@@ -18,25 +23,25 @@ static void relative_path(const char *from, const char *to, char *out, size_t le
 		if (from[i] == '\0' || to[i] == '\0' || from[i] != to[i])
 			break;
 	}
-	size_t k = 0;
 	out[0] = '\0';
 	for (const char *p = from + common; *p; p++)
-		if (*p == '/' && k + 4 < len)
-			k += (size_t)snprintf(out + k, len - k, "../");
+		if (*p == '/' && text_appendf(out, len, "../") < 0)
+			return -1;
 	const char *rest = to + common;
 	if (*rest == '/')
 		rest++;
-	if (!*rest && k)
-		out[--k] = '\0';  /* "../" -> ".." */
-	else
-		snprintf(out + k, len - k, "%s", *rest ? rest : ".");
+	if (!*rest && out[0]) {
+		out[strlen(out) - 1] = '\0';  /* "../" -> ".." */
+		return 0;
+	}
+	return text_appendf(out, len, "%s", *rest ? rest : ".");
 }
 
+/* The path as the descriptor gives it: relative to the descriptor's directory, else (too long) absolute. */
 static const char *shown_path(const char *desc_dir, const char *abs, char *buf, size_t len)
 {
-	if (!desc_dir)
+	if (!desc_dir || relative_path(desc_dir, abs, buf, len) < 0)
 		return abs;
-	relative_path(desc_dir, abs, buf, len);
 	return buf;
 }
 

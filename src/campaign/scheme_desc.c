@@ -1,10 +1,12 @@
 /* scheme_desc: strict reader for scheme.json; see scheme_desc.h. */
 #include "config.h"
+#include "core/text_buf.h"
 #include "campaign/scheme_desc.h"
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
 #include "instance/builder.h"
 #include "leak/leak_classes.h"
+#include "leak/leak_stats.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -79,7 +81,7 @@ static int parse_instance(json_t *o, int idx, const char *path, const char *dir,
 	if (!json_is_object(o))
 		return pq_fail(err, PQ_EINPUT, "%s: %s must be an object", path, w);
 	const char *known[] = { "name", "tree", "api", "defines", "cflags", "vectors", "manifest", "slow",
-		                        "implementation", NULL };
+		                        "implementation", "security_category", NULL };
 	const char *key;
 	json_t *v;
 	json_object_foreach(o, key, v) {
@@ -129,6 +131,11 @@ static int parse_instance(json_t *o, int idx, const char *path, const char *dir,
 	if (slow && !json_is_boolean(slow))
 		return pq_fail(err, PQ_EINPUT, "%s: %s.slow must be true or false", path, w);
 	in->slow = slow && json_is_true(slow);
+	json_t *cat = json_object_get(o, "security_category");
+	if (cat && (!json_is_integer(cat) || json_integer_value(cat) < 1 || json_integer_value(cat) > 5))
+		return pq_fail(err, PQ_EINPUT, "%s: %s.security_category must be an integer from 1 to 5 (the NIST "
+		               "security category)", path, w);
+	in->security_category = cat ? (int)json_integer_value(cat) : 0;
 	if ((r = resolve(dir, tree, in->tree, sizeof in->tree, err)) < 0 ||
 	    (r = resolve(dir, vec, in->vectors, sizeof in->vectors, err)) < 0 ||
 	    (r = resolve(dir, man, in->manifest, sizeof in->manifest, err)) < 0)
@@ -168,10 +175,8 @@ static const char *builtin_names(void)
 {
 	static char buf[256];
 	buf[0] = '\0';
-	for (const struct flag_profile *p = flag_profiles(); p->name; p++) {
-		size_t n = strlen(buf);
-		snprintf(buf + n, sizeof buf - n, "%s%s", n ? ", " : "", p->name);
-	}
+	for (const struct flag_profile *p = flag_profiles(); p->name; p++)
+		text_appendf(buf, sizeof buf, "%s%s", buf[0] ? ", " : "", p->name);
 	return buf;
 }
 
@@ -228,7 +233,7 @@ static int parse_profile_table(json_t *t, const char *path, struct scheme_desc *
 	return 0;
 }
 
-/* "leak": true / false, or an object with "time_budget" (seconds) and "classes". */
+/* "leak": true / false, or an object with "time_budget" (seconds), "classes" and "floor". */
 static int parse_leak(json_t *v, const char *path, struct scheme_desc *d, pq_error *err)
 {
 	if (!v)
@@ -242,8 +247,8 @@ static int parse_leak(json_t *v, const char *path, struct scheme_desc *d, pq_err
 	const char *k;
 	json_t *x;
 	json_object_foreach(v, k, x) {
-		if (strcmp(k, "time_budget") && strcmp(k, "classes"))
-			return pq_fail(err, PQ_EINPUT, "%s: leak: unknown key '%s' (time_budget, classes)", path, k);
+		if (strcmp(k, "time_budget") && strcmp(k, "classes") && strcmp(k, "floor"))
+			return pq_fail(err, PQ_EINPUT, "%s: leak: unknown key '%s' (time_budget, classes, floor)", path, k);
 	}
 	json_t *b = json_object_get(v, "time_budget");
 	if (b && (!json_is_number(b) || !(json_number_value(b) > 0) || json_number_value(b) > 86400))
@@ -257,6 +262,13 @@ static int parse_leak(json_t *v, const char *path, struct scheme_desc *d, pq_err
 	for (char *t = strtok_r(buf, ",", &save); r == 0 && t; t = strtok_r(NULL, ",", &save))
 		if (!leak_pair_name_known(t))
 			r = pq_fail(err, PQ_EINPUT, "%s: leak.classes: unknown class pair '%s'", path, t);
+	if (r == 0)
+		r = copy_str(err, path, "leak.floor", json_object_get(v, "floor"), d->leak_floor, sizeof d->leak_floor, 0);
+	struct leak_floor f = { LEAK_FLOOR_UNITS, LEAK_FLOOR_SHARE };
+	char bad[64];
+	if (r == 0 && d->leak_floor[0] && leak_floor_parse(d->leak_floor, &f, bad, sizeof bad) < 0)
+		r = pq_fail(err, PQ_EINPUT, "%s: leak.floor: '%s' is not a count of counter units (2) or a share of "
+		            "the mean below 100%% (0.1%%)", path, bad);
 	return r;
 }
 

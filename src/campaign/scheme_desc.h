@@ -32,6 +32,7 @@ struct desc_instance {
 	char vectors[4096];       /* absolute path of a KAT file, or "" */
 	char manifest[4096];      /* absolute path of a kat.sha256, or "" */
 	int slow;                 /* marked slow: quick runs skip it */
+	int security_category;    /* NIST security category 1..5 ("security_category"), 0 when not stated */
 };
 
 struct desc_group {
@@ -63,10 +64,11 @@ struct scheme_desc {
 	struct desc_profile profile_defs[DESC_MAX_PROFILES];
 	struct desc_group groups[DESC_MAX_GROUPS];
 	int ngroups;
-	/* "leak": true, or {"time_budget": S, "classes": "..."}: run the timing-leak step */
+	/* "leak": true, or {"time_budget": S, "classes": "...", "floor": "..."}: run the timing-leak step */
 	int leak;
 	double leak_budget_s;     /* per operation, 0 = the default */
 	char leak_classes[128];   /* "" = each operation's default pairs */
+	char leak_floor[64];      /* the practical floor as `pqprof leak --floor` takes it; "" = the default */
 };
 
 /* Read `path` (a scheme.json, or a directory holding one). */

@@ -26,7 +26,7 @@
 void steps_forget(const char *dir)
 {
 	static const char *const subs[] = { "lib", "build", "kat", "records", "memory", "sizes", "profile",
-	                                    "traces", "flame", "leak", "paired", NULL };
+	                                    "traces", "flame", "interposition", "output", "leak", "paired", NULL };
 	for (int i = 0; subs[i]; i++) {
 		char p[PATH_MAX];
 		if (path_fmt(p, sizeof p, NULL, "%s/%s", dir, subs[i]) == 0)

@@ -1,6 +1,7 @@
 /*
  * steps: the campaign steps that sit on other modules (the profiler, the
- * report, comparisons), kept apart from the orchestration in campaign.c.
+ * report, comparisons) and --fresh's clean-up, with no struct campaign:
+ * the step families that need one are the *_step.c files.
  */
 #ifndef PQ_STEPS_H
 #define PQ_STEPS_H

@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "profile/analysis.h"
 #include "profile/annotate.h"
 #include "profile/annotate_view.h"
@@ -20,8 +21,8 @@
 #include <string.h>
 
 static const char usage[] =
-	"pqprof annotate TRACE [--op OP] [--function NAME] [--top N] [--no-asm] [--json]\n"
-	"       pqprof annotate --diff BEFORE.pqt AFTER.pqt [--function NAME] [--op OP] [--json]";
+	"pqprof annotate TRACE\n"
+	"With --diff: pqprof annotate --diff BEFORE.pqt AFTER.pqt";
 
 /* The operation to annotate: the one asked for, else the trace's only one. */
 static int pick_op(const struct analysis *a, const char *want, const char **op, pq_error *err)
@@ -70,13 +71,13 @@ int cmd_annotate(int argc, char **argv)
 	int diff = 0, json = 0, no_asm = 0;
 	long top = 5;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &op, "OP", "the operation (default: the trace's only one)" },
-		{ OPT_STRING, 0, "function", &function, "NAME", "the function (default: the hottest one)" },
-		{ OPT_INT, 0, "top", &top, "N", "loops and basic blocks listed (default 5)" },
-		{ OPT_FLAG, 0, "no-asm", &no_asm, NULL, "leave the disassembly out" },
-		{ OPT_FLAG, 0, "json", &json, NULL, "print the pqprof.annotate/1 (or -diff/1) JSON" },
-		{ OPT_FLAG, 0, "diff", &diff, NULL, "line up BEFORE and AFTER by source line" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &op, "OP", "the operation", "the trace's only one" },
+		{ OPT_STRING, 0, "function", &function, "NAME", "the function", "the hottest one" },
+		{ OPT_INT, 0, "top", &top, "N", "loops and basic blocks listed", NULL },
+		{ OPT_FLAG, 0, "no-asm", &no_asm, NULL, "leave the disassembly out", NULL },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print the pqprof.annotate/1 (or -diff/1) JSON", NULL },
+		{ OPT_FLAG, 0, "diff", &diff, NULL, "line up BEFORE and AFTER by source line", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[2];
 	pq_error err = { 0 };

@@ -5,6 +5,7 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "cmd/cmd_outdir.h"
 #include "measure/env.h"
 #include "report/bench_table.h"
@@ -18,10 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"pqprof bench LIB [--op keygen|sign|verify|enc|dec|all] [--trials N] [--target SECONDS]\n"
-	"                 [--iters N] [--events cycles,instructions,...] [--backend NAME] [--cpu N]\n"
-	"                 [--timeout S] [--op-budget S] [--records DIR] [--json]";
+static const char usage[] = "pqprof bench LIB";
 
 int cmd_bench(int argc, char **argv)
 {
@@ -29,21 +27,30 @@ int cmd_bench(int argc, char **argv)
 	long trials = 5, iters = 0, cpu = -1, mlen = 64;
 	double target = 1.0, timeout = 900, op_budget = 0;
 	int json = 0;
+	struct opt_scope budgets[] = {
+		{ "", &op_budget, NULL, NULL },
+		{ "op", &op_budget, "the same", "none" },
+		{ NULL, NULL, NULL, NULL },
+	};
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &opname, "OP", "operation, or all (default)" },
-		{ OPT_INT, 0, "trials", &trials, "N", "trials, each in a fresh child (default 5)" },
-		{ OPT_DOUBLE, 0, "target", &target, "SECONDS", "target time of one trial (default 1.0)" },
-		{ OPT_INT, 0, "iters", &iters, "N", "fixed iterations per trial (skips calibration)" },
-		{ OPT_STRING, 0, "events", &events, "LIST", "perf events named through libpfm4 (default cycles)" },
-		{ OPT_STRING, 0, "backend", &backend, "NAME", "force perf-rdpmc, perf-read, tsc or clock" },
-		{ OPT_INT, 0, "cpu", &cpu, "N", "pin the runner to CPU N" },
-		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 900)" },
-		{ OPT_DOUBLE, 0, "op-budget", &op_budget, "S",
-		  "wall time for all trials of one operation: long operations get fewer calls (n says how many)" },
-		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "message length for sign/verify (default 64)" },
-		{ OPT_STRING, 0, "records", &records, "DIR", "write one JSON record per op here (default ./records)" },
-		{ OPT_FLAG, 0, "json", &json, NULL, "print the records as JSON instead of the table" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &opname, "OP", "keygen, sign, verify, enc, dec, or all", NULL },
+		{ OPT_INT, 0, "trials", &trials, "N", "trials, each in a fresh child", NULL },
+		{ OPT_DOUBLE, 0, "target", &target, "S", "target time of one trial in seconds", NULL },
+		{ OPT_INT, 0, "iters", &iters, "N", "fixed iterations per trial", "calibrated to the target time" },
+		{ OPT_STRING, 0, "events", &events, "LIST", "perf events named through libpfm4, comma-separated", NULL },
+		{ OPT_STRING, 0, "backend", &backend, "NAME", "force perf-rdpmc, perf-read, tsc or clock",
+		  "the best that works" },
+		{ OPT_INT, 0, "cpu", &cpu, "N", "pin the runner to CPU N", "not pinned" },
+		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child", NULL },
+		{ OPT_SCOPED, 0, "budget", budgets, "S",
+		  "wall time for all trials of one operation: long operations get fewer calls (n says how many)",
+		  "none" },
+		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "message length for sign/verify", NULL },
+		{ OPT_STRING, 0, "records-dir", &records, "DIR", "write one JSON record per op here (\"\" for none)", NULL },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print the records as JSON instead of the table", NULL },
+		OPT_ALIAS("op-budget", "budget", NULL),
+		OPT_ALIAS("records", "records-dir", NULL),
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
@@ -83,7 +90,7 @@ int cmd_bench(int argc, char **argv)
 	char *command = cmd_join_argv("pqprof", argc, argv);
 	int header = 0;
 	status = 0;
-	if (records && *records && cmd_out_dir("bench", records, "the timing records", "--records", &err) < 0) {
+	if (records && *records && cmd_out_dir("bench", records, "the timing records", "--records-dir", &err) < 0) {
 		json_decref(desc);
 		json_decref(envj);
 		free(command);

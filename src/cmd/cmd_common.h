@@ -23,13 +23,30 @@ int cmd_record_path(char *buf, size_t len, const char *dir, const char *instance
 /*
  * Parse a command's options the same way for every command: on -h print
  * the usage and set *status to 0; on a bad option print "pqprof CMD: why"
- * and set *status to the exit code.  Returns the number of positional
+ * and set *status to the exit code.  Each old spelling used (an
+ * OPT_DEPRECATED row) is named once on stderr with the one to use.  Returns the number of positional
  * arguments, or -1 when the command should return *status at once.
  */
 struct option_spec;
 int cmd_parse(const char *cmd, int argc, char **argv, const char *usage, const struct option_spec *specs,
               const char **pos, int max_pos, int *status);
 
+/*
+ * Run command c only to read its option table: its -h hands (cmd, usage,
+ * specs) to fn, which may read the table's values (their defaults) during
+ * the call.  pqprof help and the manual's OPTIONS section are made this
+ * way, so they say what the command's own -h says.  Returns c's status.
+ */
+struct command;
+typedef void (*cmd_describe_fn)(void *ctx, const char *cmd, const char *usage, const struct option_spec *specs);
+int cmd_describe(const struct command *c, cmd_describe_fn fn, void *ctx);
+
 /* Print "pqprof <cmd>: <msg>" on stderr and return the exit status of err. */
 int cmd_fail(const char *cmd, const struct pq_error *err);
+
+/*
+ * Check --make-var values: NAME=V1[,V2...] with NAME a make variable name.
+ * 0 when all are well formed; else PQ_EUSAGE, the bad one named on stderr.
+ */
+int cmd_check_make_vars(const char *cmd, const char *const *vars, int n);
 #endif

@@ -1,6 +1,6 @@
 /*
  * pqprof compare: two record sets (campaign directories, or plain
- * directories of records as `pqprof bench --records DIR` writes them),
+ * directories of records as `pqprof bench --records-dir DIR` writes them),
  * baseline A and candidate B (and, with --aa, a second run of A whose
  * spread tells what is noise).  Prints the comparison as Markdown tables
  * (or the pqprof.compare/1 JSON with --json) and, with --out, writes
@@ -10,37 +10,41 @@
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "core/pq_error.h"
 #include "report/compare.h"
 #include "report/record_set.h"
 #include "report/report.h"
 
 #include <limits.h>
+#include "measure/stats.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 
-static const char usage[] = "pqprof compare A B [--aa A2] [--out DIR] [--json] [--resamples N] [--seed N]\n"
-                            "                      [--tolerance X] [--separate-factor F]";
+static const char usage[] = "pqprof compare A B";
 
 int cmd_compare(int argc, char **argv)
 {
 	const char *out = NULL, *aa_dir = NULL;
-	long resamples = 0, seed = 0;
+	long resamples = STATS_BOOTSTRAP_RESAMPLES, seed = 0;
 	double tolerance = -1, separate = 0;
 	int json = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "out", &out, "DIR", "write compare.md, compare.json and diff flame graphs here" },
-		{ OPT_FLAG, 0, "json", &json, NULL, "print the comparison as JSON" },
-		{ OPT_INT, 0, "resamples", &resamples, "N", "bootstrap resamples (default 2000)" },
-		{ OPT_INT, 0, "seed", &seed, "N", "bootstrap seed (default fixed)" },
+		{ OPT_STRING, 'o', "out", &out, "DIR", "write compare.md, compare.json and diff flame graphs here", NULL },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print the comparison as JSON", NULL },
+		{ OPT_INT, 0, "resamples", &resamples, "N", "bootstrap resamples", NULL },
+		{ OPT_INT, 0, "seed", &seed, "N", "bootstrap seed", "a fixed one" },
 		{ OPT_STRING, 0, "aa", &aa_dir, "A2",
-		  "a second run of the baseline (A/A): differences it shows too are no effect" },
-		{ OPT_DOUBLE, 0, "tolerance", &tolerance, "X",
-		  "practical threshold: ratios within 1 +- X are no effect (default 0.03)" },
-		{ OPT_DOUBLE, 0, "separate-factor", &separate, "F",
-		  "separate runs: only ratios beyond F or 1/F count (default 1.25 for CPU time or cycles, 2 for wall clocks)" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		  "a second run of the baseline (A/A): differences it shows too are no effect",
+		  "the A/A arm a campaign added, if any" },
+		{ OPT_DOUBLE, 0, "tolerance", &tolerance, "X", "practical threshold: ratios within 1 +- X are no effect",
+		  "0.03" },
+		{ OPT_DOUBLE, 0, "separate-factor", &separate, "F", "separate runs: only ratios beyond F or 1/F count",
+		  "1.25 for CPU time or cycles, 2 for wall clocks" },
+		OPT_ALIAS("output", "out", NULL),
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[2];
 	pq_error err = { 0 };

@@ -7,6 +7,7 @@
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "core/pq_error.h"
 #include "measure/counter.h"
 #include "measure/env.h"
@@ -19,7 +20,7 @@
 #define PQPROF_DEFAULT_SCHEME_CC "cc"
 #endif
 
-static const char usage_line[] = "pqprof env [--json] [--cpu N] [--cc COMPILER]";
+static const char usage_line[] = "pqprof env";
 
 static void print_table(const env_info *env, const counter_set *cs, int have_cs)
 {
@@ -78,11 +79,10 @@ int cmd_env(int argc, char **argv)
 	long cpu = -1;
 	const char *cc = NULL;
 	const struct option_spec specs[] = {
-		{ OPT_FLAG, 0, "json", &json, NULL, "print the environment as a JSON object" },
-		{ OPT_INT, 0, "cpu", &cpu, "N", "describe CPU N, the one measurements will be pinned to" },
-		{ OPT_STRING, 0, "cc", &cc, "COMPILER", "compiler whose version to record (default: "
-		  PQPROF_DEFAULT_SCHEME_CC ")" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print the environment as a JSON object", NULL },
+		{ OPT_INT, 0, "cpu", &cpu, "N", "describe CPU N, the one measurements will be pinned to", "no one CPU" },
+		{ OPT_STRING, 0, "cc", &cc, "COMPILER", "compiler whose version to record", PQPROF_DEFAULT_SCHEME_CC },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	pq_error err;
 	pq_error_clear(&err);

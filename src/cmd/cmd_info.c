@@ -3,6 +3,7 @@
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "supervise/child.h"
 
 #include <stdio.h>
@@ -13,16 +14,16 @@ int cmd_info(int argc, char **argv)
 {
 	int json = 0;
 	const struct option_spec specs[] = {
-		{ OPT_FLAG, 0, "json", &json, NULL, "print the descriptor as JSON" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print the descriptor as JSON", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
-	int status, np = cmd_parse("info", argc, argv, "pqprof info LIB [--json]", specs, pos, 1, &status);
+	int status, np = cmd_parse("info", argc, argv, "pqprof info LIB", specs, pos, 1, &status);
 	if (np < 0)
 		return status;
 	if (np != 1) {
-		options_usage(stderr, "pqprof info LIB [--json]", specs);
+		options_usage(stderr, "pqprof info LIB", specs);
 		return PQ_EUSAGE;
 	}
 	struct child_spec cs = { .job = "info", .lib = pos[0], .timeout_s = 60, .cpu = -1 };

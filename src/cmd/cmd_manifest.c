@@ -4,6 +4,8 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "core/options_help.h"
+#include "core/path_name.h"
 #include "kat/manifest.h"
 
 #include <stdio.h>
@@ -11,14 +13,8 @@
 #include <string.h>
 
 static const char usage[] =
-	"pqprof manifest FILE... [--label LABEL] [--mode strict|nolen] [--records N]\n"
-	"       pqprof manifest --check kat.sha256 FILE...";
-
-static const char *base_name(const char *p)
-{
-	const char *b = strrchr(p, '/');
-	return b ? b + 1 : p;
-}
+	"pqprof manifest FILE...\n"
+	"With --check: pqprof manifest --check kat.sha256 FILE...";
 
 static int check_files(const char *mpath, int n, const char **files, pq_error *err)
 {
@@ -27,7 +23,7 @@ static int check_files(const char *mpath, int n, const char **files, pq_error *e
 		return -1;
 	int bad = 0;
 	for (int i = 0; i < n; i++) {
-		const struct manifest_entry *e = manifest_find(&m, NULL, base_name(files[i]));
+		const struct manifest_entry *e = manifest_find(&m, NULL, path_base(files[i]));
 		if (!e) {
 			printf("%s: no entry in %s\n", files[i], mpath);
 			bad = 1;
@@ -54,11 +50,12 @@ int cmd_manifest(int argc, char **argv)
 	const char *label = NULL, *mode_s = "strict", *check = NULL;
 	long records = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "label", &label, "LABEL", "label before the file name (default: the file's directory name)" },
-		{ OPT_STRING, 0, "mode", &mode_s, "MODE", "strict, or nolen to ignore *_Len lines" },
-		{ OPT_INT, 0, "records", &records, "N", "cover only the first N records" },
-		{ OPT_STRING, 0, "check", &check, "MANIFEST", "check the files against this manifest" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "label", &label, "LABEL", "label before the file name", "the file's directory name" },
+		{ OPT_STRING, 0, "mode", &mode_s, "MODE", "strict, or nolen to ignore *_Len lines", NULL },
+		{ OPT_INT, 0, "first", &records, "N", "cover only the first N records", "every record" },
+		{ OPT_STRING, 0, "check", &check, "MANIFEST", "check the files against this manifest", NULL },
+		OPT_ALIAS("records", "first", NULL),
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[256];
 	pq_error err = { 0 };
@@ -101,12 +98,12 @@ int cmd_manifest(int argc, char **argv)
 			char *slash = strrchr(dir, '/');
 			if (slash) {
 				*slash = '\0';
-				lab = base_name(dir);
+				lab = path_base(dir);
 			} else {
 				lab = ".";
 			}
 		}
-		if (manifest_format_line(d, mode, (size_t)records, lab, base_name(pos[i]), line, sizeof line, &err) < 0)
+		if (manifest_format_line(d, mode, (size_t)records, lab, path_base(pos[i]), line, sizeof line, &err) < 0)
 			return cmd_fail("manifest", &err);
 		fputs(line, stdout);
 		if (!strchr(line, '\n'))

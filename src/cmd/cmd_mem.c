@@ -4,7 +4,9 @@
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
+#include "core/jpath.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "cmd/cmd_outdir.h"
 #include "measure/elf_size.h"
 #include "core/units.h"
@@ -19,16 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"pqprof mem LIB [--op OP|all] [--stack-size BYTES] [--cpu N] [--timeout S] [--records DIR] [--json]";
-
-static double num(json_t *o, const char *path1, const char *path2)
-{
-	json_t *v = json_object_get(o, path1);
-	if (path2)
-		v = json_object_get(v, path2);
-	return json_is_number(v) ? json_number_value(v) : -1;
-}
+static const char usage[] = "pqprof mem LIB";
 
 int cmd_mem(int argc, char **argv)
 {
@@ -37,13 +30,14 @@ int cmd_mem(int argc, char **argv)
 	double timeout = 300;
 	int json = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &opname, "OP", "operation, or all (default)" },
-		{ OPT_INT, 0, "stack-size", &stack, "BYTES", "stack the call runs on (default 64 MiB)" },
-		{ OPT_INT, 0, "cpu", &cpu, "N", "pin the runner" },
-		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 300)" },
-		{ OPT_STRING, 0, "records", &dir, "DIR", "write memory records here (default ./records)" },
-		{ OPT_FLAG, 0, "json", &json, NULL, "print records as JSON" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &opname, "OP", "keygen, sign, verify, enc, dec, or all", NULL },
+		{ OPT_INT, 0, "stack-size", &stack, "BYTES", "stack the call runs on", "64 MiB" },
+		{ OPT_INT, 0, "cpu", &cpu, "N", "pin the runner to CPU N", "not pinned" },
+		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child", NULL },
+		{ OPT_STRING, 0, "records-dir", &dir, "DIR", "write memory records here (\"\" for none)", NULL },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print records as JSON", NULL },
+		OPT_ALIAS("records", "records-dir", NULL),
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
@@ -69,7 +63,7 @@ int cmd_mem(int argc, char **argv)
 		pq_fail(&err, PQ_EUSAGE, "--op: unknown operation '%s'", opname);
 		return cmd_fail("mem", &err);
 	}
-	if (dir && *dir && cmd_out_dir("mem", dir, "the memory records", "--records", &err) < 0) {
+	if (dir && *dir && cmd_out_dir("mem", dir, "the memory records", "--records-dir", &err) < 0) {
 		json_decref(desc);
 		return cmd_fail("mem", &err);
 	}
@@ -103,22 +97,22 @@ int cmd_mem(int argc, char **argv)
 		} else {
 			json_t *m = json_object_get(rec, "memory");
 			char base[32], peak[32], st[32], heap[32], allocs[32], img[32];
-			double image = num(rec, "static_image_bytes", NULL);
+			double image = jp_num(rec, "static_image_bytes", -1);
 			snprintf(img, sizeof img, image >= 0 ? "%.0f" : "–", image);
-			fmt_kib(base, sizeof base, num(m, "baseline_rss", NULL));
-			fmt_kib(peak, sizeof peak, num(m, "peak_rss", NULL));
-			snprintf(st, sizeof st, "%.0f B", num(m, "stack", "used"));
+			fmt_kib(base, sizeof base, jp_num(m, "baseline_rss", -1));
+			fmt_kib(peak, sizeof peak, jp_num(m, "peak_rss", -1));
+			snprintf(st, sizeof st, "%.0f B", jp_num(m, "stack.used", -1));
 			json_t *h = json_object_get(m, "heap");
 			if (json_is_true(json_object_get(h, "available"))) {
-				fmt_kib(heap, sizeof heap, num(m, "heap", "peak_live_bytes"));
-				snprintf(allocs, sizeof allocs, "%.0f", num(m, "heap", "allocs"));
+				fmt_kib(heap, sizeof heap, jp_num(m, "heap.peak_live_bytes", -1));
+				snprintf(allocs, sizeof allocs, "%.0f", jp_num(m, "heap.allocs", -1));
 			} else {
 				snprintf(heap, sizeof heap, "n/a");
 				snprintf(allocs, sizeof allocs, "n/a");
 			}
 			printf("%-28s %-8s %16s %14s %14s %12s %14s %8s\n", name, pq_op_name(ops[i]), img, base, peak, st,
 			       heap, allocs);
-			double live = num(m, "heap", "live_bytes");
+			double live = jp_num(m, "heap.live_bytes", -1);
 			if (json_is_true(json_object_get(h, "available")) && live > 0)
 				printf("note: %s leaks %.0f bytes per call (allocated during the call and not freed)\n",
 				       pq_op_name(ops[i]), live);

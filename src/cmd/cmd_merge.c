@@ -10,6 +10,7 @@
 #include "campaign/merge_systems.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "core/options_help.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +19,17 @@ int cmd_merge(int argc, char **argv)
 {
 	int force = 0, by_system = 0;
 	const struct option_spec specs[] = {
-		{ OPT_FLAG, 0, "force", &force, NULL, "merge even when environments differ" },
-		{ OPT_FLAG, 0, "by-system", &by_system, NULL, "one merged campaign per system when environments differ" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_FLAG, 0, "force", &force, NULL, "merge even when environments differ", NULL },
+		{ OPT_FLAG, 0, "by-system", &by_system, NULL, "one merged campaign per system when environments differ", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[256];
 	pq_error err = { 0 };
-	int status, np = cmd_parse("merge", argc, argv, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force | --by-system]", specs, pos, 256, &status);
+	int status, np = cmd_parse("merge", argc, argv, "pqprof merge OUT_DIR CAMPAIGN_DIR...\n--force and --by-system exclude each other.", specs, pos, 256, &status);
 	if (np < 0)
 		return status;
 	if (np < 2) {
-		options_usage(stderr, "pqprof merge OUT_DIR CAMPAIGN_DIR... [--force | --by-system]", specs);
+		options_usage(stderr, "pqprof merge OUT_DIR CAMPAIGN_DIR...\n--force and --by-system exclude each other.", specs);
 		return PQ_EUSAGE;
 	}
 	if (by_system && force) {

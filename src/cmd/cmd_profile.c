@@ -10,6 +10,7 @@
 #include "cmd/cmd_common.h"
 #include "cmd/cmd_report.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "measure/env.h"
 #include "profile/profile_run.h"
 #include "supervise/describe.h"
@@ -19,12 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"pqprof profile LIB -o TRACE [--op keygen|sign|verify|enc|dec|all] [--event NAME]\n"
-	"                   [--freq HZ | --period N] [--call-graph auto|fp|dwarf|none] [--stack BYTES]\n"
-	"                   [--min-samples N] [--seconds S] [--group NAME=GLOB,...]\n"
-	"                   [--groups-from scheme.json] [--count GLOB]... [--no-counts]\n"
-	"                   [--record FILE] [--flamegraph SVG] [--folded FILE] [--no-report] [--json] [-q]";
+static const char usage[] = "pqprof profile LIB -o TRACE";
 
 static void print_progress(void *user, const char *line)
 {
@@ -88,33 +84,45 @@ int cmd_profile(int argc, char **argv)
 	long top = 15, lines = 10;
 	double seconds = 30, timeout = 900;
 	int no_counts = 0, no_report = 0, json = 0, quiet = 0;
+	struct opt_scope budgets[] = {
+		{ "", &seconds, NULL, NULL },
+		{ "profile", &seconds, "the same", NULL },
+		{ NULL, NULL, NULL, NULL },
+	};
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 'o', "output", &out, "TRACE", "the .pqt trace to write (required)" },
-		{ OPT_STRING, 0, "op", &opname, "OP", "operation(s), comma-separated, or all (default)" },
-		{ OPT_STRING, 0, "event", &event, "NAME", "auto (default), cycles, cpu-clock or task-clock" },
-		{ OPT_INT, 0, "freq", &freq, "HZ", "samples per second (default 3999 cycles, 1999 clocks)" },
-		{ OPT_INT, 0, "period", &period, "N", "events per sample instead of a frequency" },
-		{ OPT_STRING, 0, "call-graph", &callgraph, "MODE", "auto (default: fp if built with -fno-omit-frame-pointer, else dwarf), fp, dwarf, none" },
-		{ OPT_INT, 0, "stack", &stack, "BYTES", "dwarf: user stack copied per sample (default: the measured depth of the operation, up to 65528)" },
-		{ OPT_INT, 0, "pages", &pages, "N", "ring buffer data pages (power of two)" },
-		{ OPT_INT, 0, "min-samples", &min_samples, "N", "samples per operation to reach (default 2000)" },
-		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "at most this much sampled time per operation (default 30)" },
-		{ OPT_LIST, 0, "group", &gspecs, "NAME=GLOB,...", "add or extend a function group" },
-		{ OPT_STRING, 0, "groups-from", &groups_from, "FILE", "the groups of a scheme.json (instead of the defaults)" },
-		{ OPT_LIST, 0, "count", &counts, "GLOB", "also count calls of these functions" },
-		{ OPT_FLAG, 0, "no-counts", &no_counts, NULL, "skip the exact call counts (uprobes)" },
-		{ OPT_INT, 0, "count-iters", &count_iters, "N", "operations run under the call counters (default 3)" },
-		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "message length for sign/verify (default 64)" },
-		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child (default 900)" },
-		{ OPT_STRING, 0, "record", &record, "FILE", "write the pqprof.profile/1 record(s)" },
-		{ OPT_STRING, 0, "flamegraph", &flame, "SVG", "also draw a flame graph" },
-		{ OPT_STRING, 0, "folded", &foldedp, "FILE", "also write the folded stacks" },
-		{ OPT_INT, 0, "top", &top, "N", "functions per table (default 15)" },
-		{ OPT_INT, 0, "lines", &lines, "N", "hottest source lines (default 10, 0: none)" },
-		{ OPT_FLAG, 0, "no-report", &no_report, NULL, "record only" },
-		{ OPT_FLAG, 0, "json", &json, NULL, "print the records as JSON instead of the report" },
-		{ OPT_FLAG, 'q', "quiet", &quiet, NULL, "no progress lines" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 'o', "out", &out, "TRACE", "the .pqt trace to write (required)", NULL },
+		{ OPT_STRING, 0, "op", &opname, "OP", "operation(s), comma-separated, or all", NULL },
+		{ OPT_STRING, 0, "event", &event, "NAME", "auto, cycles, cpu-clock or task-clock",
+		  "auto: cycles where a PMU exists, else cpu-clock" },
+		{ OPT_INT, 0, "freq", &freq, "HZ", "samples per second", "3999 for cycles, 1999 for clocks" },
+		{ OPT_INT, 0, "period", &period, "N", "events per sample instead of a frequency", "a frequency" },
+		{ OPT_STRING, 0, "call-graph", &callgraph, "MODE", "auto, fp, dwarf or none",
+		  "auto: fp if built with -fno-omit-frame-pointer, else dwarf" },
+		{ OPT_INT, 0, "stack", &stack, "BYTES", "dwarf: user stack copied per sample",
+		  "the measured depth of the operation, up to 65528" },
+		{ OPT_INT, 0, "pages", &pages, "N", "ring buffer data pages (power of two)",
+		  "128 with frame pointers, 512 with dwarf (2048 privileged), within perf_event_mlock_kb" },
+		{ OPT_INT, 0, "min-samples", &min_samples, "N", "samples per operation to reach", NULL },
+		{ OPT_SCOPED, 0, "budget", budgets, "S", "at most this much sampled time per operation", NULL },
+		{ OPT_LIST, 0, "group", &gspecs, "NAME=GLOB,...", "add or extend a function group", NULL },
+		{ OPT_STRING, 0, "groups-from", &groups_from, "FILE", "the groups of a scheme.json instead of the defaults",
+		  "hash and drng" },
+		{ OPT_LIST, 0, "count", &counts, "GLOB", "also count calls of these functions", NULL },
+		{ OPT_FLAG, 0, "no-counts", &no_counts, NULL, "skip the exact call counts (uprobes)", NULL },
+		{ OPT_INT, 0, "count-iters", &count_iters, "N", "operations run under the call counters", NULL },
+		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "message length for sign/verify", NULL },
+		{ OPT_DOUBLE, 0, "timeout", &timeout, "S", "time limit per child", NULL },
+		{ OPT_STRING, 0, "record", &record, "FILE", "write the pqprof.profile/1 record(s)", NULL },
+		{ OPT_STRING, 0, "flamegraph", &flame, "SVG", "also draw a flame graph", NULL },
+		{ OPT_STRING, 0, "folded", &foldedp, "FILE", "also write the folded stacks", NULL },
+		{ OPT_INT, 0, "top", &top, "N", "functions per table", NULL },
+		{ OPT_INT, 0, "lines", &lines, "N", "hottest source lines (0: none)", NULL },
+		{ OPT_FLAG, 0, "no-report", &no_report, NULL, "record only", NULL },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print the records as JSON instead of the report", NULL },
+		{ OPT_FLAG, 'q', "quiet", &quiet, NULL, "no progress lines", NULL },
+		OPT_ALIAS("output", "out", NULL),
+		OPT_ALIAS("seconds", "budget", NULL),
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	pq_error err = { 0 };

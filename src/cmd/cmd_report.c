@@ -2,7 +2,9 @@
  * pqprof report: offline analysis of a .pqt trace: per operation the top
  * functions by self and inclusive share, source lines, call tree, function
  * groups and exact calls per operation (profile/analysis.h), as text or
- * JSON, with the pqprof.profile/1 record written on request.
+ * JSON, with the pqprof.profile/1 record written on request.  Given a
+ * round's folder instead, it writes the round's index again
+ * (report/round_index.h).
  */
 #include "config.h"
 #include "cmd/commands.h"
@@ -10,19 +12,20 @@
 #include "cmd/cmd_report.h"
 #include "campaign/scheme_desc.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "profile/analysis.h"
 #include "profile/profile_export.h"
 #include "profile/profile_text.h"
 #include "trace/trace_reader.h"
+#include "report/round_index.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-	"pqprof report TRACE [--op OP] [--top N] [--lines N] [--group NAME=GLOB,...]\n"
-	"                    [--groups-from scheme.json] [--json] [--record FILE]\n"
-	"                    [--flamegraph SVG] [--folded FILE] [--no-tree] [--stats]";
+	"pqprof report TRACE\n"
+	"pqprof report ROOT   (a round's folder, `pqprof run` of a round: write its index again from the packages' reports)";
 
 int report_trace(const char *cmd, const char *trace, const struct report_args *ra)
 {
@@ -62,8 +65,8 @@ int report_trace(const char *cmd, const char *trace, const struct report_args *r
 		/* One operation: its stacks as they are; several: each rooted at its op. */
 		const char *fop = ra->op ? ra->op : analysis_op_count(a) == 1 ? analysis_op_name(a, 0) : NULL;
 		if ((ra->flamegraph &&
-		     analysis_export(a, fop, export_format_find("svg"), ra->flamegraph, &err) < 0) ||
-		    (ra->folded && analysis_export(a, fop, export_format_find("folded"), ra->folded, &err) < 0))
+		     analysis_export(a, fop, export_format_find("svg"), ra->flamegraph, NULL, NULL, &err) < 0) ||
+		    (ra->folded && analysis_export(a, fop, export_format_find("folded"), ra->folded, NULL, NULL, &err) < 0))
 			status = cmd_fail(cmd, &err);
 	}
 	if (!status) {
@@ -154,18 +157,19 @@ int cmd_report(int argc, char **argv)
 	struct opt_list gspecs = { 0 };
 	long top = 15, lines = 10;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &ra.op, "OP", "only this operation (default: every one in the trace)" },
-		{ OPT_INT, 0, "top", &top, "N", "functions per table (default 15)" },
-		{ OPT_INT, 0, "lines", &lines, "N", "hottest source lines (default 10, 0: none)" },
-		{ OPT_LIST, 0, "group", &gspecs, "NAME=GLOB,...", "add or extend a function group" },
-		{ OPT_STRING, 0, "groups-from", &groups_from, "FILE", "groups of a scheme.json instead of the trace's" },
-		{ OPT_FLAG, 0, "json", &ra.json, NULL, "print the pqprof.profile/1 records" },
-		{ OPT_STRING, 0, "record", &ra.record, "FILE", "write the record (an array when several ops)" },
-		{ OPT_STRING, 0, "flamegraph", &ra.flamegraph, "SVG", "also draw a flame graph" },
-		{ OPT_STRING, 0, "folded", &ra.folded, "FILE", "also write the folded stacks" },
-		{ OPT_FLAG, 0, "no-tree", &ra.no_tree, NULL, "leave the call tree out" },
-		{ OPT_FLAG, 0, "stats", &ra.stats, NULL, "print how long reading and symbolizing took" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &ra.op, "OP", "only this operation", "every one in the trace" },
+		{ OPT_INT, 0, "top", &top, "N", "functions per table", NULL },
+		{ OPT_INT, 0, "lines", &lines, "N", "hottest source lines (0: none)", NULL },
+		{ OPT_LIST, 0, "group", &gspecs, "NAME=GLOB,...", "add or extend a function group", NULL },
+		{ OPT_STRING, 0, "groups-from", &groups_from, "FILE", "groups of a scheme.json instead of the trace's",
+		  "the trace's groups" },
+		{ OPT_FLAG, 0, "json", &ra.json, NULL, "print the pqprof.profile/1 records", NULL },
+		{ OPT_STRING, 0, "record", &ra.record, "FILE", "write the record (an array when several ops)", NULL },
+		{ OPT_STRING, 0, "flamegraph", &ra.flamegraph, "SVG", "also draw a flame graph", NULL },
+		{ OPT_STRING, 0, "folded", &ra.folded, "FILE", "also write the folded stacks", NULL },
+		{ OPT_FLAG, 0, "no-tree", &ra.no_tree, NULL, "leave the call tree out", NULL },
+		{ OPT_FLAG, 0, "stats", &ra.stats, NULL, "print how long reading and symbolizing took", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
@@ -178,6 +182,13 @@ int cmd_report(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		opt_list_free(&gspecs);
 		return pq_exit_code(PQ_EUSAGE);
+	}
+	if (round_index_is_round(pos[0])) {
+		opt_list_free(&gspecs);
+		if (round_index_write(pos[0], &err) < 0)
+			return cmd_fail("report", &err);
+		printf("%s/index.md, index.html, index.csv, index.json\n", pos[0]);
+		return 0;
 	}
 	ra.top = (int)top;
 	ra.lines = lines > 0 ? (int)lines : -1;

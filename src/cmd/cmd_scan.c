@@ -12,7 +12,11 @@
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
 #include "core/options.h"
-#include "instance/instance_discover.h"
+#include "core/options_help.h"
+#include "core/path_name.h"
+#include "instance/builder.h"
+#include "instance/observe.h"
+#include "instance/tree_scan.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -21,32 +25,56 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-	"pqprof scan PACKAGE_DIR [--write-descriptor FILE] [--source-root DIR]\n"
+	"pqprof scan PACKAGE_DIR|TREE\n"
 	"Lists the instances of an NGCC or NIST submission package (reference, optimized and additional\n"
-	"implementations), the API and KAT file of each, and why; FILE gets the scheme descriptor.";
+	"implementations), the API and KAT file of each, and why, and what each tree's own build links\n"
+	"(the build is run, contained, as `pqprof build` runs it); FILE gets the scheme descriptor.\n"
+	"On one implementation tree, what its observed build links: the instances build and run take.";
 
-/* A tree that serves several instances by -D switches: which one this directory builds. */
-static void print_switches(FILE *out, const struct pkg_instance *in)
+/*
+ * The tree's plan (instance/observe.h): what its own build links, observed,
+ * and which of its instances this directory builds; or why pqprof could
+ * not observe it and what it compiles instead.
+ */
+static void print_build_plan(FILE *out, const char *tree, const char *name, const char *source_root)
 {
-	struct instance_set set;
+	const struct build_plan *p = NULL;
 	pq_error err = { 0 };
-	if (instance_discover(in->tree, NULL, &set, &err) < 0)
+	if (instance_tree_plan(tree, source_root, NULL, &p, &err) < 0) {
+		fprintf(out, "  build:   not planned: %s\n", err.msg);
 		return;
-	if (set.tf.nvariants > 1) {
-		char choices[1024], dir[128] = "";
-		int chosen = -1;
-		instance_choices(&set, choices, sizeof choices);
-		if (instance_select(&set, in->tree, NULL, NULL, 0, &chosen, dir, sizeof dir, &err) == 0 && chosen >= 0)
-			fprintf(out, "  switches: one source set for %d instances (%s), chosen by -D switches in its build "
-			        "files; this directory builds %s\n",
-			        set.tf.nvariants, choices, instance_variant_name(&set.tf.variants[chosen]));
-		else
-			fprintf(out, "  warning: %s\n", err.msg[0] ? err.msg : "the tree serves several instances");
 	}
-	instance_set_free(&set);
+	if (!p->observed) {
+		fprintf(out, "  build:   not observed: %s; pqprof compiles the sources beside the KAT driver\n", p->why);
+		return;
+	}
+	fprintf(out, "  build:   observed: %s\n", p->how);
+	if (p->attempts[0] && strchr(p->attempts, ';'))
+		fprintf(out, "  tried:   %s\n", p->attempts);
+	struct text_buf names = { 0 };
+	plan_instance_list(p, &names);
+	if (names.oom) {
+		fprintf(out, "  links:   not listed: out of memory\n");
+		text_free(&names);
+		return;
+	}
+	const char *list = names.s ? names.s : "";
+	const char *dir = path_base(tree);
+	int pick = -1;
+	for (int i = 0; i < p->ninst && pick < 0; i++)
+		if (plan_instance_matches(&p->inst[i], dir) || (name && plan_instance_matches(&p->inst[i], name)))
+			pick = i;
+	if (p->ninst == 1)
+		fprintf(out, "  links:   one KAT program: %s, built as %s\n", list, p->inst[0].program);
+	else if (pick >= 0)
+		fprintf(out, "  links:   %d KAT programs (%s); this directory builds %s\n", p->ninst, list,
+		        p->inst[pick].name[0] ? p->inst[pick].name : p->inst[pick].label);
+	else
+		fprintf(out, "  links:   %d KAT programs (%s); each is an instance\n", p->ninst, list);
+	text_free(&names);
 }
 
-void scan_print_plan(FILE *out, const struct pkg_scan *ps)
+void scan_print_plan(FILE *out, const struct pkg_scan *ps, const char *observe_root)
 {
 	fprintf(out, "package %s: %s layout, %d instance%s\n", ps->root, ps->layout, ps->ninst,
 	        ps->ninst == 1 ? "" : "s");
@@ -61,7 +89,8 @@ void scan_print_plan(FILE *out, const struct pkg_scan *ps)
 		fprintf(out, "  tree:    %s\n", in->rel);
 		fprintf(out, "  API:     %s\n", in->api_why);
 		fprintf(out, "  name:    %s\n", in->name_why);
-		print_switches(out, in);
+		if (observe_root)
+			print_build_plan(out, in->tree, in->name, *observe_root ? observe_root : NULL);
 		if (in->kat == PKG_KAT_MATCHED)
 			fprintf(out, "  KAT:     %s (rule: %s)\n", in->kat_rel, in->kat_why);
 		else
@@ -125,12 +154,15 @@ static int write_descriptor(const struct pkg_scan *ps, const char *file, pq_erro
 int cmd_scan(int argc, char **argv)
 {
 	const char *write_to = NULL, *source_root = NULL;
+	int no_observe = 0;
 	const struct option_spec specs[] = {
+		{ OPT_FLAG, 0, "no-observe", &no_observe, NULL,
+		  "do not run the trees' own builds (the scan then only reads files)", NULL },
 		{ OPT_STRING, 0, "write-descriptor", &write_to, "FILE",
-		  "write the scheme descriptor to FILE (a directory: FILE/scheme.json)" },
+		  "write the scheme descriptor to FILE (a directory: FILE/scheme.json)", NULL },
 		{ OPT_STRING, 0, "source-root", &source_root, "DIR",
-		  "the trees' links may lie anywhere in DIR (default: $PQPROF_SOURCE_ROOT, else the package)" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		  "the trees' links may lie anywhere in DIR", "$PQPROF_SOURCE_ROOT, else the package" },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[4];
 	int status, np = cmd_parse("scan", argc, argv, usage, specs, pos, 4, &status);
@@ -149,9 +181,28 @@ int cmd_scan(int argc, char **argv)
 		pq_fail(&err, PQ_ENOMEM, "out of memory");
 		return cmd_fail("scan", &err);
 	}
+	/* One tree, not a package: its plan, the one `build` and `run` take their instances from. */
+	struct tree_scan ts;
+	pq_error terr = { 0 };
+	int tree_r = package_is_package(pos[0]) ? 1 : tree_scan_dir_within(pos[0], source_root, 0, TREE_API_AUTO, &ts, &terr);
+	if (tree_r < 0 && !strstr(terr.msg, "not a submission tree")) {
+		free(ps);
+		return cmd_fail("scan", &terr);  /* a tree, but one the build would refuse: say why */
+	}
+	if (tree_r == 0) {
+		printf("tree %s: one implementation tree, %s %s (header %s)\n", ts.root, tree_api_name(ts.api),
+		       ts.kind == TREE_KIND_SIG ? "signature" : "KEM", ts.header);
+		if (no_observe || !observe_enabled())
+			printf("  build:   not run (--no-observe)\n");
+		else
+			print_build_plan(stdout, ts.root, NULL, source_root);
+		tree_scan_free(&ts);
+		free(ps);
+		return 0;
+	}
 	int r = package_scan(pos[0], source_root, ps, &err);
 	if (r == 0) {
-		scan_print_plan(stdout, ps);
+		scan_print_plan(stdout, ps, no_observe || !observe_enabled() ? NULL : source_root ? source_root : "");
 		char own[PATH_MAX];
 		struct stat sb;
 		if (path_fmt(own, sizeof own, NULL, "%s/scheme.json", ps->root) == 0 && stat(own, &sb) == 0)

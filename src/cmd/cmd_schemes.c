@@ -8,6 +8,7 @@
 #include "cmd/cmd_common.h"
 #include "campaign/scheme_desc.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "core/paths.h"
 
 #include <dirent.h>
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "pqprof schemes [--paths]";
+static const char usage[] = "pqprof schemes";
 
 static int by_name(const void *a, const void *b)
 {
@@ -70,8 +71,8 @@ int cmd_schemes(int argc, char **argv)
 {
 	int show_paths = 0;
 	const struct option_spec specs[] = {
-		{ OPT_FLAG, 0, "paths", &show_paths, NULL, "print where the runner and the data directory are found" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_FLAG, 0, "paths", &show_paths, NULL, "print where the runner and the data directory are found", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	int status, np = cmd_parse("schemes", argc, argv, usage, specs, pos, 1, &status);

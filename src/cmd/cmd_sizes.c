@@ -5,6 +5,7 @@
 #include "cmd/cmd_common.h"
 #include "core/atomic_file.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "cmd/cmd_outdir.h"
 #include "measure/elf_size.h"
 #include "supervise/describe.h"
@@ -17,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "pqprof sizes LIB [--runs N] [--seconds S] [--top N] [--records DIR] [--json]";
+static const char usage[] = "pqprof sizes LIB";
 
 int cmd_sizes(int argc, char **argv)
 {
@@ -25,13 +26,21 @@ int cmd_sizes(int argc, char **argv)
 	long runs = 20, top = 10;
 	double seconds = 0;
 	int json = 0;
+	struct opt_scope budgets[] = {
+		{ "", &seconds, NULL, NULL },
+		{ "sizes", &seconds, "the same", "none" },
+		{ NULL, NULL, NULL, NULL },
+	};
 	const struct option_spec specs[] = {
-		{ OPT_INT, 0, "runs", &runs, "N", "keygen+sign runs under different seeds (default 20)" },
-		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "stop sampling once S seconds are spent (two runs at least)" },
-		{ OPT_INT, 0, "top", &top, "N", "largest symbols to list (default 10)" },
-		{ OPT_STRING, 0, "records", &dir, "DIR", "write the sizes record here (default ./records)" },
-		{ OPT_FLAG, 0, "json", &json, NULL, "print the record as JSON" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_INT, 0, "runs", &runs, "N", "keygen+sign runs under different seeds", NULL },
+		{ OPT_SCOPED, 0, "budget", budgets, "S", "stop sampling once S seconds are spent (two runs at least)",
+		  "none" },
+		{ OPT_INT, 0, "top", &top, "N", "largest symbols to list", NULL },
+		{ OPT_STRING, 0, "records-dir", &dir, "DIR", "write the sizes record here (\"\" for none)", NULL },
+		{ OPT_FLAG, 0, "json", &json, NULL, "print the record as JSON", NULL },
+		OPT_ALIAS("seconds", "budget", NULL),
+		OPT_ALIAS("records", "records-dir", NULL),
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	pq_error err = { 0 };
@@ -67,7 +76,7 @@ int cmd_sizes(int argc, char **argv)
 	int wstatus = 0;
 	if (dir && *dir) {
 		char path[4096];
-		if (cmd_out_dir("sizes", dir, "the sizes record", "--records", &err) < 0 ||
+		if (cmd_out_dir("sizes", dir, "the sizes record", "--records-dir", &err) < 0 ||
 		    cmd_record_path(path, sizeof path, dir, name, "sizes", ".json", &err) < 0 ||
 		    json_file_write(path, rec, &err) < 0)
 			wstatus = cmd_fail("sizes", &err);

@@ -12,6 +12,7 @@
 #include "cmd/commands.h"
 #include "cmd/cmd_common.h"
 #include "core/options.h"
+#include "core/options_help.h"
 #include "core/pq_error.h"
 #include "trace/trace_reader.h"
 
@@ -21,7 +22,7 @@
 #include <string.h>
 
 static const char usage_line[] =
-	"pqprof trace info|dump|check [options] TRACE\n\n"
+	"pqprof trace info|dump|check TRACE\n"
 	"  info   header, record counts, samples per operation, bytes per sample\n"
 	"  dump   one line per record\n"
 	"  check  validate the whole trace; exit 0 only if clean and complete";
@@ -243,7 +244,7 @@ static int do_check(trace_reader *r, const char *path)
 
 int cmd_trace(int argc, char **argv)
 {
-	struct option_spec specs[] = { { OPT_END, 0, NULL, NULL, NULL, NULL } };
+	struct option_spec specs[] = { { OPT_END, 0, NULL, NULL, NULL, NULL, NULL } };
 	const char *pos[2];
 	pq_error err;
 	pq_error_clear(&err);

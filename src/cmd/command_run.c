@@ -76,7 +76,7 @@ void command_usage(FILE *out, const struct command *table)
 	fprintf(out, "usage: pqprof <command> [options]\n\ncommands:\n");
 	for (const struct command *c = table; c->name; c++)
 		fprintf(out, "  %-10s %s\n", c->name, c->summary);
-	fprintf(out, "\n'pqprof <command> -h' describes one command; see pqprof(1).\n");
+	fprintf(out, "\n'pqprof help <command>' describes one command, 'pqprof help --<option>' one option; see pqprof(1).\n");
 }
 
 int command_dispatch(const struct command *table, int argc, char **argv)
@@ -86,10 +86,12 @@ int command_dispatch(const struct command *table, int argc, char **argv)
 		return pq_exit_code(PQ_EUSAGE);
 	}
 	const char *name = argv[1];
-	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
 		command_usage(stdout, table);
 		return check_stdout("help", 0);
 	}
+	if (strcmp(name, "help") == 0)
+		return check_stdout("help", command_help(table, argc - 1, argv + 1));
 	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
 		printf("pqprof %s\n", PACKAGE_VERSION);
 		return check_stdout("version", 0);

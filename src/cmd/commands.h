@@ -45,6 +45,13 @@ int command_run(const struct command *c, int argc, char **argv);
  */
 int command_dispatch(const struct command *table, int argc, char **argv);
 
+/*
+ * pqprof help [COMMAND | --OPTION | --man] (argv[0] is "help"): the
+ * command list, one command's -h, every command's entry of one option, or
+ * the OPTIONS section of pqprof(1).  Returns the exit status.
+ */
+int command_help(const struct command *table, int argc, char **argv);
+
 /* "usage: pqprof <command> ..." with one line per command of table. */
 void command_usage(FILE *out, const struct command *table);
 

@@ -3,7 +3,7 @@
 noinst_LIBRARIES += libpqprof_cmd.a
 libpqprof_cmd_a_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
 libpqprof_cmd_a_SOURCES = src/cmd/commands.h \
-	src/cmd/command_table.c src/cmd/command_run.c \
+	src/cmd/command_table.c src/cmd/command_run.c src/cmd/cmd_help.c \
 	src/cmd/cmd_common.c src/cmd/cmd_common.h \
 	src/cmd/cmd_build.c src/cmd/cmd_info.c src/cmd/cmd_bench.c src/cmd/cmd_env.c \
 	src/cmd/cmd_kat.c src/cmd/cmd_mem.c src/cmd/cmd_sizes.c src/cmd/cmd_manifest.c \

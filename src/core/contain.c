@@ -3,6 +3,7 @@
 #include "core/contain.h"
 #include "core/atomic_file.h"
 #include "core/interrupt.h"
+#include "core/text_buf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -132,10 +134,9 @@ static void probe(void)
 	         caps.pid_ns ? "PID namespace" : "process group",
 	         caps.net_ns ? " + network namespace (no network)" : "",
 	         caps.drop_uid ? "as the unprivileged user" : uid == 0 ? "as root" : "as the calling user");
-	if (caps.drop_uid) {
-		size_t u = strlen(caps.summary);
-		snprintf(caps.summary + u, sizeof caps.summary - u, " %s (uid %u)", caps.user, (unsigned)caps.uid);
-	}
+	if (caps.drop_uid &&
+	    text_appendf(caps.summary, sizeof caps.summary, " %s (uid %u)", caps.user, (unsigned)caps.uid) < 0)
+		text_mark_cut(caps.summary, sizeof caps.summary);
 }
 
 const struct contain_caps *contain_caps(void)
@@ -601,10 +602,20 @@ int contain_enter(const struct contained *c)
 
 void contain_exec(const struct contained *c, const char *path, char *const argv[])
 {
+	contain_exec_limited(c, path, argv, NULL);
+}
+
+void contain_exec_limited(const struct contained *c, const char *path, char *const argv[],
+                          const struct contain_limit *limits)
+{
 	int fd = strchr(path, '/') ? open(path, O_PATH | O_CLOEXEC) : -1;
 	if (contain_enter(c) < 0) {
 		errno = EPERM;
 		return;
+	}
+	for (int i = 0; limits && limits[i].resource >= 0; i++) {
+		struct rlimit rl = { (rlim_t)limits[i].cur, (rlim_t)limits[i].max };
+		setrlimit(limits[i].resource, &rl);
 	}
 	if (!strchr(path, '/')) {
 		execvp(path, argv); /* a compiler found through PATH */

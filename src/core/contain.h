@@ -123,6 +123,20 @@ int contain_enter(const struct contained *c);
 void contain_exec(const struct contained *c, const char *path, char *const argv[]);
 
 /*
+ * The same, with limits set just before the exec, after the file system
+ * view, the working directory and the uid are set up (limits: NULL-terminated
+ * by a resource of -1).  Nothing allocates between the limits and the exec,
+ * so an address-space limit cannot starve pqprof's own set-up code (a
+ * sanitizer build's allocator maps memory lazily).
+ */
+struct contain_limit {
+	int resource;               /* RLIMIT_AS, RLIMIT_CPU, ...; -1 ends the list */
+	unsigned long long cur, max;
+};
+void contain_exec_limited(const struct contained *c, const char *path, char *const argv[],
+                          const struct contain_limit *limits);
+
+/*
  * waitpid() for the job (flags: 0 or WNOHANG).  Returns the job's pid and
  * its wait status once it has ended, 0 while it runs, -1 on error.
  */

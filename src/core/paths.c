@@ -154,6 +154,21 @@ int paths_datadir(char *buf, size_t len, pq_error *err)
 	return pq_fail(err, PQ_EINPUT, "no pqprof data directory (looked in %s; set PQPROF_DATADIR)", dir);
 }
 
+/* Scheme `target` under ROOT/schemes/: 1 with its folder in buf, else 0 with ROOT/schemes/ added to looked. */
+static int scheme_under(const char *root, const char *target, char *buf, size_t len, char *looked, size_t looked_len)
+{
+	char cand[PATH_MAX + 300];
+	struct stat sb;
+	snprintf(cand, sizeof cand, "%s/schemes/%s/scheme.json", root, target);
+	if (stat(cand, &sb) == 0) {
+		snprintf(buf, len, "%s/schemes/%s", root, target);
+		return 1;
+	}
+	snprintf(cand, sizeof cand, "%s/schemes/", root);
+	looked_add(looked, looked_len, cand);
+	return 0;
+}
+
 int paths_find_scheme(const char *target, char *buf, size_t len, pq_error *err)
 {
 	struct stat sb;
@@ -171,15 +186,16 @@ int paths_find_scheme(const char *target, char *buf, size_t len, pq_error *err)
 	looked_add(looked, sizeof looked, "./schemes/");
 	pq_error derr = { 0 };
 	if (paths_datadir(data, sizeof data, &derr) == 0) {
-		snprintf(cand, sizeof cand, "%s/schemes/%s/scheme.json", data, target);
-		if (stat(cand, &sb) == 0) {
-			snprintf(buf, len, "%s/schemes/%s", data, target);
+		if (scheme_under(data, target, buf, len, looked, sizeof looked))
 			return 0;
-		}
-		snprintf(cand, sizeof cand, "%s/schemes/", data);
-		looked_add(looked, sizeof looked, cand);
 	} else {
 		looked_add(looked, sizeof looked, derr.msg);
+#ifdef PQ_SRCDIR
+		/* Not installed: a build outside its source tree (make distcheck,
+		 * a separate build folder) finds the schemes it was built from. */
+		if (scheme_under(PQ_SRCDIR, target, buf, len, looked, sizeof looked))
+			return 0;
+#endif
 	}
 	return pq_fail(err, PQ_EINPUT,
 	               "%s: no such file, directory or scheme (looked for a scheme of that name in %s); "

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/pq_error.h"
 #include "core/fixed_str.h"
+#include "core/text_buf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,9 +16,12 @@ static int vfail(pq_error *err, int code, int with_errno, const char *fmt, va_li
 		code = -code;
 	if (err) {
 		err->code = code;
-		int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		if (with_errno && n >= 0 && (size_t)n < sizeof err->msg)
-			snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", strerror(saved));
+		/* The message is fixed: one too long for it ends in "…", never cut unseen. */
+		int cut = vsnprintf(err->msg, sizeof err->msg, fmt, ap) >= (int)sizeof err->msg;
+		if (with_errno && !cut)
+			cut = text_appendf(err->msg, sizeof err->msg, ": %s", strerror(saved)) < 0;
+		if (cut)
+			text_mark_cut(err->msg, sizeof err->msg);
 	}
 	errno = saved;
 	return -code;

@@ -114,3 +114,36 @@ void fmt_kib(char *buf, size_t len, double bytes)
 	else
 		snprintf(buf, len, "%.0f KiB", bytes / 1024.0);
 }
+
+void fmt_bytes_binary(char *buf, size_t len, double bytes)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	if (!isfinite(bytes) || bytes < 0) {
+		snprintf(buf, len, "–");
+		return;
+	}
+	int u = 0;
+	/* from 1023.5 on, the next unit: "1,024 KiB" would be a worse "1 MiB" */
+	while (u < 4 && bytes >= 1023.5) {
+		bytes /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f B", bytes);
+	else
+		sig3_unit(buf, len, bytes, unit[u]);
+}
+
+void fmt_multiple(char *buf, size_t len, double v)
+{
+	if (!(v >= 0.1)) {
+		if (isfinite(v) && v < 1e-6) {
+			snprintf(buf, len, "<0.000001");
+			return;
+		}
+		int dec = isfinite(v) && v > 0 ? (int)-floor(log10(v)) + 1 : 2;
+		snprintf(buf, len, "%.*f", dec > 7 ? 7 : dec, v);
+		return;
+	}
+	snprintf(buf, len, "%.2f", v);
+}

@@ -28,5 +28,12 @@ void fmt_seconds(char *buf, size_t len, double s);
 /* Rates: fmt_readable (kept for its callers). */
 void fmt_sig3(char *buf, size_t len, double v);
 void fmt_kib(char *buf, size_t len, double bytes);
+/*
+ * Bytes in the binary unit their size calls for, three significant
+ * digits: "812 B", "5.61 KiB", "2.03 MiB", "1.2 GiB".
+ */
+void fmt_bytes_binary(char *buf, size_t len, double bytes);
+/* A ratio without exponent: two decimals from 0.1 on ("1.93"), else two significant digits ("0.0037"). */
+void fmt_multiple(char *buf, size_t len, double v);
 
 #endif

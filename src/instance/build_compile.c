@@ -208,17 +208,9 @@ static int write_weak_objects(const char *obj, const char *tmpdir, char *out, si
 	return n;
 }
 
-/*
- * The compile stage: a temporary directory for objects, the compilers'
- * limits and uid, the notes on what is compiled, the shim, and one
- * contained compiler per unit (`jobs` at a time).
- */
-int stage_compile(struct build_ctx *b, pq_error *err)
+/* A temporary directory for objects, logs and the shim: shared with the contained compilers, removed on interrupt. */
+static int make_build_dir(struct build_ctx *b, pq_error *err)
 {
-	const struct build_options *opt = b->opt;
-	struct build_result *res = b->res;
-	struct tree_scan *ts = &res->ts;
-	const struct plan_instance *pi = b->pi;
 	snprintf(b->tmpdir, sizeof b->tmpdir, "/tmp/pqprof-build.XXXXXX");
 	if (!mkdtemp(b->tmpdir)) {
 		b->tmpdir[0] = '\0';
@@ -226,39 +218,58 @@ int stage_compile(struct build_ctx *b, pq_error *err)
 	}
 	contain_share_dir(b->tmpdir); /* compilers write their objects here */
 	interrupt_track_tmp(b->tmpdir, 1);
+	return 0;
+}
+
+/* Each compiler's time and memory: the build options', else PQPROF_CC_MEMORY_MB for memory, else the defaults. */
+static void set_compiler_limits(struct build_ctx *b)
+{
+	const struct build_options *opt = b->opt;
 	b->lim = (struct cc_limits){ .timeout_s = opt->cc_timeout_s > 0 ? opt->cc_timeout_s : CC_DEFAULT_TIMEOUT_S,
-	                         .as_limit = opt->cc_as_limit ? opt->cc_as_limit : CC_DEFAULT_AS_LIMIT };
+	                             .as_limit = opt->cc_as_limit ? opt->cc_as_limit : CC_DEFAULT_AS_LIMIT };
 	const char *mem_env = getenv("PQPROF_CC_MEMORY_MB");
 	if (!opt->cc_as_limit && mem_env && atoll(mem_env) > 0)
 		b->lim.as_limit = (unsigned long long)atoll(mem_env) << 20;
-	{
-		/* Compile as the unprivileged user when it can read the tree (it always can read the build directory). */
-		const char *probe = ts->root;
-		char first[PATH_MAX];
-		for (int i = 0; i < ts->nfiles; i++)
-			if (ts->files[i].keep) {
-				snprintf(first, sizeof first, "%s/%s", ts->root, ts->files[i].rel);
+}
+
+/*
+ * Compile as the unprivileged user when it can read the tree (it always
+ * can read the build directory), judged by the first kept file.  A tree
+ * below a private directory (mode 0700 on the way) is reached from a
+ * working directory entered before the uid change.  A tree that is itself
+ * private to the caller is compiled with the caller's uid (still in the
+ * namespaces, under the limits); the tree scan has already refused
+ * includes that leave it.
+ */
+static void choose_compiler_user(struct build_ctx *b)
+{
+	const struct tree_scan *ts = &b->res->ts;
+	const char *probe = ts->root;
+	char first[PATH_MAX];
+	for (int i = 0; i < ts->nfiles; i++)
+		if (ts->files[i].keep) {
+			/* A path too long to hold leaves the tree's root as the probe. */
+			int n = snprintf(first, sizeof first, "%s/%s", ts->root, ts->files[i].rel);
+			if (n > 0 && (size_t)n < sizeof first)
 				probe = first;
-				break;
-			}
-		b->lim.as_user = contain_caps()->drop_uid;
-		/*
-		 * A tree below a private directory (mode 0700 on the way) is
-		 * reached from a working directory entered before the uid change.
-		 * A tree that is itself private to the caller is compiled with the
-		 * caller's uid (still in the namespaces, under the limits); the
-		 * tree scan has already refused includes that leave it.
-		 */
-		if (b->lim.as_user && !contain_job_can_read(probe)) {
-			struct stat wsb, psb;
-			if (stat(ts->within, &wsb) == 0 && (wsb.st_mode & 0005) == 0005 && stat(probe, &psb) == 0 &&
-			    (psb.st_mode & 0004))
-				b->lim.workdir = ts->within;
-			else
-				b->lim.as_user = 0;
+			break;
 		}
+	b->lim.as_user = contain_caps()->drop_uid;
+	if (b->lim.as_user && !contain_job_can_read(probe)) {
+		struct stat wsb, psb;
+		if (stat(ts->within, &wsb) == 0 && (wsb.st_mode & 0005) == 0005 && stat(probe, &psb) == 0 &&
+		    (psb.st_mode & 0004))
+			b->lim.workdir = ts->within;
+		else
+			b->lim.as_user = 0;
 	}
-	if (pi) {
+}
+
+/* Where the compilers read sources: the observed build's copy, the tree through the working directory, or the tree. */
+static void choose_base(struct build_ctx *b)
+{
+	const struct tree_scan *ts = &b->res->ts;
+	if (b->pi) {
 		/* The observed build's copy holds what its build generated; it is readable by the compilers' uid. */
 		snprintf(b->base, sizeof b->base, "%s", b->plan->copy);
 		b->lim.workdir = NULL;
@@ -268,9 +279,14 @@ int stage_compile(struct build_ctx *b, pq_error *err)
 	} else {
 		snprintf(b->base, sizeof b->base, "%s", ts->root);
 	}
-	compiler_version(b->cc, res->compiler, sizeof res->compiler, b->tmpdir, &b->lim);
+}
 
-	const char *tmpdir = b->tmpdir;
+/* The build notes on containment, on each unit kept or left out, and on what the shim does. */
+static void note_compile_plan(struct build_ctx *b)
+{
+	struct build_result *res = b->res;
+	const struct tree_scan *ts = &res->ts;
+	const struct plan_instance *pi = b->pi;
 	build_note(res, "containment: compilers %s; limits %.0f s and %llu MiB per compiler process",
 	           contain_caps()->summary, b->lim.timeout_s, b->lim.as_limit >> 20);
 	if (b->lim.workdir)
@@ -287,7 +303,7 @@ int stage_compile(struct build_ctx *b, pq_error *err)
 		for (int i = 0; i < pi->nlibs; i++)
 			build_note(res, "linked: %s <- observed: link of %s", pi->libs[i], pi->program);
 	} else {
-		build_note(res, "plan: the tree's build files were read, not run: %s", res->plan_how);
+		build_note(res, "plan: the tree's build files were read, not run: %s", res->plan_how.s ? res->plan_how.s : "");
 		for (int i = 0; i < ts->nfiles; i++) {
 			const struct tree_file *f = &ts->files[i];
 			if (f->keep)
@@ -303,18 +319,94 @@ int stage_compile(struct build_ctx *b, pq_error *err)
 		build_note(res, "shim: no drng.h/init_random_number in the tree: the harness cannot seed this instance");
 	if (ts->api == TREE_API_NIST)
 		build_note(res, "shim: defines randombytes(), fed by the harness's AES-256 CTR_DRBG");
+}
 
-	/* Shim and the ABI header it includes. */
-	char shim_path[PATH_MAX], abi_path[PATH_MAX];
-	snprintf(shim_path, sizeof shim_path, "%s/pqprof_shim.c", tmpdir);
-	snprintf(abi_path, sizeof abi_path, "%s/pqprof_abi.h", tmpdir);
+/*
+ * The signature functions the shim calls.  What the header declares is
+ * read again from what the KAT driver includes, where the build was
+ * observed: that is the header the shim includes.
+ */
+static int choose_sig_api(struct build_ctx *b, pq_error *err)
+{
+	struct build_result *res = b->res;
+	struct tree_scan *ts = &res->ts;
+	const struct plan_instance *pi = b->pi;
+	const char *header = ts->header;
+	if (ts->api != TREE_API_NIST || ts->kind != TREE_KIND_SIG) {
+		if (b->opt->context_hex)
+			return pq_fail(err, PQ_EINPUT, "%s: --context is for NIST-API signatures, and this tree is a %s %s",
+			               ts->root, tree_api_name(ts->api), ts->kind == TREE_KIND_SIG ? "signature" : "KEM");
+		return 0;
+	}
+	for (int i = 0; pi && i < pi->nincludes; i++) {
+		char *text = NULL;
+		struct nist_sig_decls d;
+		int rr = read_whole_file(pi->includes[i], &text, NULL, 1u << 20, NULL);
+		if (rr == -PQ_ENOMEM)
+			return pq_fail(err, PQ_ENOMEM, "%s: out of memory reading the signature API of %s", ts->root,
+			               pi->includes[i]);
+		if (rr < 0)
+			continue;
+		int found = tree_nist_sig_decls(text, &d);
+		free(text);
+		if (found < 0)
+			return pq_fail(err, PQ_ENOMEM, "%s: out of memory reading the signature API of %s", ts->root,
+			               pi->includes[i]);
+		if (found > 0) {
+			ts->sig = d;
+			header = path_base(pi->includes[i]);
+			break;
+		}
+	}
+	if (b->opt->context_hex && !ts->sig.context)
+		return pq_fail(err, PQ_EINPUT,
+		               "%s: --context, but %s declares no %scrypto_sign_ctx and %scrypto_sign_open_ctx, nor a "
+		               "crypto_sign taking (ctx, ctxlen) (the context-string API)", ts->root, header, ts->sig.prefix,
+		               ts->sig.prefix);
+	b->sig_context = ts->sig.context && (!ts->sig.plain || b->opt->context_hex);
+	snprintf(res->sig_api, sizeof res->sig_api, "%s", b->sig_context ? "context" : "plain");
+	for (size_t i = 0; b->sig_context && i < b->context_len; i++)
+		snprintf(res->context_hex + 2 * i, 3, "%02x", b->context[i]);
+	const char *ns = ts->sig.prefix;
+	if (ns[0])
+		build_note(res, "shim: %s names the API with the prefix %s", header, ns);
+	if (!b->sig_context && ts->sig.context)
+		build_note(res, "shim: %s declares both %scrypto_sign and %scrypto_sign_ctx: the plain functions are used "
+		           "(--context HEX uses the context-string ones)", header, ns, ns);
+	else if (b->sig_context && ts->sig.in_plain)
+		build_note(res, "shim: %s declares %scrypto_sign and %scrypto_sign_open with a context string (ctx, ctxlen) "
+		           "before the key: sign and verify pass %s%s", header, ns, ns,
+		           b->context_len ? "the context " : "an empty context", b->context_len ? res->context_hex : "");
+	else if (b->sig_context && b->context_len)
+		build_note(res, "shim: sign and verify call %scrypto_sign_ctx and %scrypto_sign_open_ctx%s with the "
+		           "context %s (%zu bytes)", ns, ns, ts->sig.plain ? "" : " (the only ones declared)",
+		           res->context_hex, b->context_len);
+	else if (b->sig_context)
+		build_note(res, "shim: sign and verify call %scrypto_sign_ctx and %scrypto_sign_open_ctx%s with an empty "
+		           "context", ns, ns, ts->sig.plain ? "" : " (the only ones declared)");
+	return 0;
+}
+
+/* The shim (its path in shim_path) and the ABI header it includes, in the temporary directory. */
+static int write_shim(struct build_ctx *b, char *shim_path, size_t len, pq_error *err)
+{
+	struct build_result *res = b->res;
+	const struct tree_scan *ts = &res->ts;
+	const struct plan_instance *pi = b->pi;
+	char abi_path[PATH_MAX];
+	snprintf(shim_path, len, "%s/pqprof_shim.c", b->tmpdir);
+	snprintf(abi_path, sizeof abi_path, "%s/pqprof_abi.h", b->tmpdir);
 	struct shim_meta meta = {
-		.compiler = res->compiler, .profile = b->prof->name, .cflags = res->cflags,
-		.notes = res->notes, .fallback_name = build_base_name(ts->root),
+		.compiler = res->compiler, .profile = b->prof->name, .cflags = res->cflags.s,
+		.notes = res->notes.s, .fallback_name = path_base(ts->root),
 		.driver_includes = pi && ts->api == TREE_API_NIST ? pi->includes : NULL,
 		.ndriver_includes = pi && ts->api == TREE_API_NIST ? pi->nincludes : 0,
+		.sig_context = b->sig_context, .sig_context_in_plain = ts->sig.in_plain, .context = b->context,
+		.context_len = b->context_len,
 	};
-	int r = atomic_write(abi_path, pq_abi_header_text, strlen(pq_abi_header_text), err);
+	int r = build_texts_check(res, err); /* the library records them whole */
+	if (r == 0)
+		r = atomic_write(abi_path, pq_abi_header_text, strlen(pq_abi_header_text), err);
 	FILE *sf = r == 0 ? fopen(shim_path, "w") : NULL;
 	if (r == 0 && !sf)
 		r = pq_fail_errno(err, PQ_EIO, "%s", shim_path);
@@ -323,68 +415,137 @@ int stage_compile(struct build_ctx *b, pq_error *err)
 		if (fclose(sf) != 0 && r == 0)
 			r = pq_fail_errno(err, PQ_EIO, "%s", shim_path);
 	}
+	return r;
+}
 
-	/* One compile command per unit, the shim (and the driver's weak objects) last. */
-	char weak_path[PATH_MAX] = "";
-	if (r == 0 && pi && pi->driver_obj[0] && write_weak_objects(pi->driver_obj, tmpdir, weak_path, sizeof weak_path) > 0)
-		build_note(res, "shim: the objects %s defines are defined weakly too (%s)", pi->driver, weak_path);
+/* The compile commands of one stage, in the parallel arrays run_units takes. */
+struct unit_cmds {
+	struct argv_buf *cmds;
+	char **logs;
+	const char **names;
+	const char **cwds;    /* where each compiler runs; NULL: the base */
+	int cap, n;
+};
+
+static void unit_cmds_free(struct unit_cmds *uc)
+{
+	for (int i = 0; uc->cmds && uc->logs && i < uc->cap; i++) {
+		av_free(&uc->cmds[i]);
+		free(uc->logs[i]);
+	}
+	free(uc->cmds);
+	free(uc->logs);
+	free(uc->names);
+	free(uc->cwds);
+}
+
+/*
+ * Unit i's compile command: i < total is a tree unit (observed, or kept
+ * by the tree scan), total the shim, total + 1 the driver's weak objects.
+ * Tree units go to the compile_commands.json too; every object to the link.
+ */
+static int add_unit(struct build_ctx *b, struct unit_cmds *uc, int i, int total, const char *shim_path,
+                    const char *weak_path, pq_error *err)
+{
+	struct build_result *res = b->res;
+	const struct tree_scan *ts = &res->ts;
+	const struct plan_instance *pi = b->pi;
+	int shim = i == total, weak = i == total + 1, u = uc->n;
+	char src[PATH_MAX], obj[PATH_MAX], log[PATH_MAX];
+	int r = shim ? path_fmt(src, sizeof src, err, "%s", shim_path)
+	        : weak ? path_fmt(src, sizeof src, err, "%s", weak_path)
+	        : pi ? path_fmt(src, sizeof src, err, "%s", pi->units[i].src)
+	             : path_fmt(src, sizeof src, err, "%s/%s", b->base, ts->files[i].rel);
+	if (r < 0)
+		return r;
+	snprintf(obj, sizeof obj, "%s/u%04d.o", b->tmpdir, u);
+	snprintf(log, sizeof log, "%s/u%04d.log", b->tmpdir, u);
+	av_push(&uc->cmds[u], b->cc);
+	if (pi)
+		push_observed(&uc->cmds[u], res, shim || weak ? &b->unit_flags[pi->nunits] : &b->unit_flags[i], ts, b->base,
+		              shim, build_link_scope(b->opt));
+	else
+		push_common(&uc->cmds[u], &res->flags, ts, b->base, build_link_scope(b->opt));
+	if (shim)
+		av_pushf(&uc->cmds[u], "-I%s", b->tmpdir);
+	av_push(&uc->cmds[u], "-c");
+	av_push(&uc->cmds[u], src);
+	av_push(&uc->cmds[u], "-o");
+	av_push(&uc->cmds[u], obj);
+	uc->logs[u] = strdup(log);
+	uc->names[u] = shim ? "generated shim" : weak ? "generated weak objects" : pi ? pi->units[i].rel : ts->files[i].rel;
+	/* Observed units compile where the tree's build compiled them. */
+	uc->cwds[u] = pi && !shim && !weak ? pi->units[i].cwd : NULL;
+	if (!shim && !weak)
+		ccdb_add(b->ccdb, &uc->cmds[u], pi ? pi->units[i].cwd : ts->root, src, b->base, ts->root);
+	av_push(&b->objects, obj);
+	uc->n++;
+	return 0;
+}
+
+/* One contained compiler per unit, `jobs` at a time: the tree's units, the shim (and the driver's weak objects) last. */
+static int compile_units(struct build_ctx *b, const char *shim_path, const char *weak_path, pq_error *err)
+{
+	int r = 0;
+	const struct tree_scan *ts = &b->res->ts;
+	const struct plan_instance *pi = b->pi;
 	int total = pi ? pi->nunits : ts->nfiles;
-	int nunits = 2;
+	struct unit_cmds uc = { .cap = 2 };
 	for (int i = 0; i < total; i++)
-		nunits += pi ? 1 : ts->files[i].keep;
-	struct argv_buf *cmds = calloc((size_t)nunits, sizeof *cmds);
-	char **logs = calloc((size_t)nunits, sizeof *logs);
-	const char **names = calloc((size_t)nunits, sizeof *names);
-	if (!cmds || !logs || !names)
+		uc.cap += pi ? 1 : ts->files[i].keep;
+	uc.cmds = calloc((size_t)uc.cap, sizeof *uc.cmds);
+	uc.logs = calloc((size_t)uc.cap, sizeof *uc.logs);
+	uc.names = calloc((size_t)uc.cap, sizeof *uc.names);
+	uc.cwds = calloc((size_t)uc.cap, sizeof *uc.cwds);
+	if (!uc.cmds || !uc.logs || !uc.names || !uc.cwds)
 		r = pq_fail(err, PQ_ENOMEM, "out of memory");
 	b->ccdb = json_array();
-	int u = 0;
 	for (int i = 0; i <= total + 1 && r == 0; i++) {
-		int shim = i == total, weak = i == total + 1;
-		if (weak && !weak_path[0])
+		if (i == total + 1 && !weak_path[0])
 			continue;
-		if (!shim && !weak && !pi && !ts->files[i].keep)
+		if (i < total && !pi && !ts->files[i].keep)
 			continue;
-		char src[PATH_MAX], obj[PATH_MAX], log[PATH_MAX];
-		r = shim ? path_fmt(src, sizeof src, err, "%s", shim_path)
-		    : weak ? path_fmt(src, sizeof src, err, "%s", weak_path)
-		    : pi ? path_fmt(src, sizeof src, err, "%s", pi->units[i].src)
-		         : path_fmt(src, sizeof src, err, "%s/%s", b->base, ts->files[i].rel);
-		if (r < 0)
-			break;
-		snprintf(obj, sizeof obj, "%s/u%04d.o", tmpdir, u);
-		snprintf(log, sizeof log, "%s/u%04d.log", tmpdir, u);
-		av_push(&cmds[u], b->cc);
-		if (pi)
-			push_observed(&cmds[u], res, shim || weak ? &b->unit_flags[pi->nunits] : &b->unit_flags[i], ts, b->base,
-			              shim, build_link_scope(opt));
-		else
-			push_common(&cmds[u], &res->flags, ts, b->base, build_link_scope(opt));
-		if (shim)
-			av_pushf(&cmds[u], "-I%s", tmpdir);
-		av_push(&cmds[u], "-c");
-		av_push(&cmds[u], src);
-		av_push(&cmds[u], "-o");
-		av_push(&cmds[u], obj);
-		logs[u] = strdup(log);
-		names[u] = shim ? "generated shim" : weak ? "generated weak objects" : pi ? pi->units[i].rel : ts->files[i].rel;
-		if (!shim && !weak)
-			ccdb_add(b->ccdb, &cmds[u], pi ? pi->units[i].cwd : ts->root, src, b->base, ts->root);
-		av_push(&b->objects, obj);
-		u++;
+		r = add_unit(b, &uc, i, total, shim_path, weak_path, err);
 	}
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int jobs = opt->jobs > 0 ? opt->jobs : (ncpu > 0 ? (int)ncpu : 1);
+	int jobs = b->opt->jobs > 0 ? b->opt->jobs : (ncpu > 0 ? (int)ncpu : 1);
 	if (r == 0)
-		r = run_units(cmds, logs, names, u, jobs, "compilation", &b->lim, b->base, tmpdir, err);
-	for (int i = 0; cmds && logs && i < nunits; i++) {
-		av_free(&cmds[i]);
-		free(logs[i]);
-	}
-	free(cmds);
-	free(logs);
-	free(names);
+		r = av_check(&b->objects, err);
+	if (r == 0)
+		r = run_units(uc.cmds, uc.logs, uc.names, uc.cwds, uc.n, jobs, "compilation", &b->lim, b->base, b->tmpdir,
+		              err);
+	unit_cmds_free(&uc);
 	return r;
+}
+
+/*
+ * The compile stage: a temporary directory for objects, the compilers'
+ * limits and uid, the notes on what is compiled, the shim, and one
+ * contained compiler per unit (`jobs` at a time).
+ */
+int stage_compile(struct build_ctx *b, pq_error *err)
+{
+	struct build_result *res = b->res;
+	const struct plan_instance *pi = b->pi;
+	int r = make_build_dir(b, err);
+	if (r < 0)
+		return r;
+	set_compiler_limits(b);
+	choose_compiler_user(b);
+	choose_base(b);
+	if (compiler_version(b->cc, res->compiler, sizeof res->compiler, b->tmpdir, &b->lim, err) < 0)
+		return -PQ_ENOMEM;
+	note_compile_plan(b);
+	r = choose_sig_api(b, err);
+	if (r < 0)
+		return r;
+	char shim_path[PATH_MAX], weak_path[PATH_MAX] = "";
+	r = write_shim(b, shim_path, sizeof shim_path, err);
+	if (r < 0)
+		return r;
+	if (pi && pi->driver_obj[0] && write_weak_objects(pi->driver_obj, b->tmpdir, weak_path, sizeof weak_path) > 0)
+		build_note(res, "shim: the objects %s defines are defined weakly too (%s)", pi->driver, weak_path);
+	return compile_units(b, shim_path, weak_path, err);
 }
 
 /*
@@ -427,7 +588,7 @@ int stage_link(struct build_ctx *b, pq_error *err)
 	if (r == 0) {
 		char **lw = NULL;
 		int ln = 0;
-		split_words(opt->ldflags, &lw, &ln);
+		r = split_words(opt->ldflags, &lw, &ln, err);
 		/* Unresolved symbols are a build error here, not a load error later. */
 		av_push(&link, "-Wl,-z,defs");
 		for (int i = 0; i < ln; i++)
@@ -452,7 +613,8 @@ int stage_link(struct build_ctx *b, pq_error *err)
 		if (ln > 0)
 			link_lim.as_user = 0;
 		/* The linker names sources by their debug-info paths: the tree's, not the copy's. */
-		r = run_units(&link, &logp, &lname, 1, 1, "linking", &link_lim, res->ts.root, b->tmpdir, err);
+		if (r == 0)
+			r = run_units(&link, &logp, &lname, NULL, 1, 1, "linking", &link_lim, res->ts.root, b->tmpdir, err);
 		if (r < 0)
 			explain_missing_library(res, err);
 		if (r == 0)

@@ -4,7 +4,6 @@
 #include "core/contain.h"
 #include "core/fixed_str.h"
 #include "instance/flag_check.h"
-#include "instance/instance_discover.h"
 #include "instance/isa_check.h"
 #include "instance/link_scope.h"
 
@@ -13,10 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void append_flag(char *buf, size_t len, const char *flag)
+static void append_flag(struct text_buf *t, const char *flag)
 {
-	size_t used = strlen(buf);
-	snprintf(buf + used, len - used, "%s%s", used ? " " : "", flag);
+	text_printf(t, "%s%s", t->n ? " " : "", flag);
+}
+
+/* Add the words of `flags` (NULL: none) to fl, each from `origin`. */
+static int add_words(struct flag_list *fl, const char *flags, const char *origin, pq_error *err)
+{
+	char **w = NULL;
+	int n = 0;
+	int r = split_words(flags, &w, &n, err);
+	for (int i = 0; i < n && r == 0; i++)
+		if (flag_list_add(fl, w[i], origin) < 0)
+			r = pq_fail(err, PQ_ENOMEM, "out of memory");
+	free_words(w, n);
+	return r;
 }
 
 /* Does the user's -D (or the descriptor's defines) set the macro this -D/-U flag sets?  Then it is the user's. */
@@ -28,23 +39,6 @@ static int user_defines(const struct build_options *opt, const char *flag)
 	for (int k = 0; mac[0] && k < opt->ndefines; k++)
 		if (strncmp(opt->defines[k], mac, ml) == 0 && (opt->defines[k][ml] == '=' || opt->defines[k][ml] == '\0'))
 			return 1;
-	return 0;
-}
-
-static int want_hint_used(const struct build_options *opt, const char *name)
-{
-	return opt->instance_hint && strcmp(opt->instance_hint, name) == 0;
-}
-
-/* Does the list already hold a -D/-U of this macro from an origin starting with `from`? */
-static int sets_macro(const struct flag_list *fl, const char *mac, const char *from)
-{
-	for (int i = 0; i < fl->n; i++) {
-		char m2[128];
-		define_macro_name(fl->v[i].flag, m2, sizeof m2);
-		if (m2[0] && strcmp(m2, mac) == 0 && strncmp(fl->v[i].origin, from, strlen(from)) == 0)
-			return 1;
-	}
 	return 0;
 }
 
@@ -88,102 +82,31 @@ static int assemble_flags(const struct build_options *opt, const struct flag_pro
                           const struct plan_instance *pi, struct flag_list *unit_flags, pq_error *err)
 {
 	struct flag_list *fl = &res->flags;
-	char **w = NULL;
-	int n = 0, r = 0;
-	char o[PATH_MAX + 300];
-	split_words(prof->cflags, &w, &n);
+	char o[300];
 	snprintf(o, sizeof o, "profile %s", prof->name);
-	for (int i = 0; i < n && r == 0; i++)
-		r = flag_list_add(fl, w[i], o);
-	free_words(w, n);
+	int r = add_words(fl, prof->cflags, o, err);
 	res->nprofile = fl->n;
 
-	struct instance_set set = { .default_variant = -1 };
-	int chosen = -1;
-	if (pi) {
+	if (r == 0 && pi)
 		r = observed_unit_flags(opt, pi, res, unit_flags, err);
-	} else if (!opt->no_tree_flags) {
-		r = instance_discover(res->ts.root, res->ts.header, &set, err);
-		if (r < 0)
-			return r;
-		const char *want = opt->instance;
-		if (!want && opt->instance_hint)
-			for (int i = 0; i < set.tf.nvariants; i++)
-				if (strcmp(instance_variant_name(&set.tf.variants[i]), opt->instance_hint) == 0)
-					want = opt->instance_hint;
-		r = instance_select(&set, opt->src_dir, want, opt->defines, opt->ndefines, &chosen, res->dir_instance,
-		                    sizeof res->dir_instance, err);
-		if (r < 0) {
-			instance_set_free(&set);
-			return r;
-		}
-		if (set.tf.nvariants > 1)
-			instance_choices(&set, res->instances, sizeof res->instances);
-		/* Tree flags: refused ones stop the build unless trusted; a -D the user also gives is the user's. */
-		for (int i = 0; i < set.tf.flags.n && r == 0; i++) {
-			const struct tree_flag *f = &set.tf.flags.v[i];
-			int consumed = 0;
-			const char *why = opt->trust_flags ? NULL : flag_refusal(f->flag, NULL, &consumed);
-			if (why) {
-				r = pq_fail(err, PQ_EINPUT, "%s/%s: compiler flag '%s' refused: it %s", res->ts.root, f->origin,
-				            f->flag, why);
-				break;
-			}
-			if (user_defines(opt, f->flag)) {
-				build_note(res, "flags: %s <- %s: replaced by the -D option", f->flag, f->origin);
-				continue;
-			}
-			snprintf(o, sizeof o, "tree %s", f->origin);
-			r = flag_list_add(fl, f->flag, o);
-		}
-		for (int i = 0; i < set.tf.info.n; i++) {
-			const struct tree_flag *f = &set.tf.info.v[i];
-			build_note(res, "flags: %s <- %s%s", f->flag, f->origin,
-			           strncmp(f->flag, "-O", 2) == 0 ? ": information only (the flag profile decides optimisation)"
-			           : strchr(f->origin, '(') ? ""
-			           : ": information only (not passed on: it changes what is measured or the ABI)");
-		}
-	}
-	if (r == 0 && opt->extra_cflags) {
-		split_words(opt->extra_cflags, &w, &n);
-		snprintf(o, sizeof o, "%s", opt->flags_origin ? opt->flags_origin : "--cflags");
-		for (int i = 0; i < n && r == 0; i++)
-			r = flag_list_add(fl, w[i], o);
-		free_words(w, n);
-	}
+	else if (r == 0)
+		build_note(res, "flags: the tree's own build was not observed, so none of its flags are known: the sources "
+		           "beside its KAT driver are compiled with the profile's flags%s",
+		           opt->extra_cflags || opt->ndefines ? " and the ones given" : "");
+	if (r == 0 && opt->extra_cflags)
+		r = add_words(fl, opt->extra_cflags, opt->flags_origin ? opt->flags_origin : "--cflags", err);
 	for (int i = 0; i < opt->ndefines && r == 0; i++) {
-		char d[1100];
-		snprintf(d, sizeof d, "-D%s", opt->defines[i]);
-		r = flag_list_add(fl, d, opt->flags_origin ? "descriptor defines" : "-D option");
+		struct text_buf d = { 0 };
+		text_printf(&d, "-D%s", opt->defines[i]);
+		if (d.oom || flag_list_add(fl, d.s, opt->flags_origin ? "descriptor defines" : "-D option") < 0)
+			r = pq_fail(err, PQ_ENOMEM, "out of memory");
+		text_free(&d);
 	}
-	if (r == 0 && chosen >= 0) {
-		const struct tree_variant *v = &set.tf.variants[chosen];
-		/* Only a name the switches spell out can be checked against the built library. */
-		str_copy(res->instance, sizeof res->instance, v->name);
-		snprintf(o, sizeof o, "tree %s (instance %s)", v->origin, instance_variant_name(v));
-		for (int k = 0; k < v->defines.n && r == 0; k++) {
-			char mac[128];
-			define_macro_name(v->defines.v[k].flag, mac, sizeof mac);
-			if (!sets_macro(fl, mac, "tree "))
-				r = flag_list_add(fl, v->defines.v[k].flag, o);
-		}
-		const char *how = opt->instance ? "asked for with --instance"
-		                  : res->dir_instance[0] ? "named by the directory"
-		                  : want_hint_used(opt, instance_variant_name(v)) ? "named by the descriptor"
-		                  : "the only one the tree builds";
-		build_note(res, "instance: %s (%s), selected by -D switches from %s", instance_variant_name(v), how, v->origin);
-	}
-	if (r == 0 && set.tf.files[0])
-		build_note(res, "tree build files read (not run): %s", set.tf.files);
-	if (r == 0 && set.default_name[0] && set.tf.nvariants > 1)
-		build_note(res, "instances: %s; without switches the header (%s) builds %s", res->instances,
-		           set.default_origin, set.default_name);
-	instance_set_free(&set);
 	if (r < 0)
-		return err->code ? -err->code : -PQ_ENOMEM;
+		return r;
 
 	/* Instruction sets: flags this CPU cannot run stop the build here, before any compiler runs. */
-	char what[900] = "";
+	struct text_buf what = { 0 };
 	const char *src = "/proc/cpuinfo";
 	int nlists = 1 + (pi ? pi->nunits + 1 : 0);
 	for (int l = 0; l < nlists; l++) {
@@ -191,22 +114,25 @@ static int assemble_flags(const struct build_options *opt, const struct flag_pro
 		for (int i = 0; i < ul->n; i++) {
 			char missing[256];
 			const char *from;
-			if (isa_missing(ul->v[i].flag, missing, sizeof missing, &from) > 0 && !strstr(what, ul->v[i].flag)) {
+			if (isa_missing(ul->v[i].flag, missing, sizeof missing, &from) > 0 &&
+			    !(what.s && strstr(what.s, ul->v[i].flag))) {
 				src = from;
-				size_t used = strlen(what);
-				snprintf(what + used, sizeof what - used, "%s%s (from %s) needs %s", used ? "; " : "", ul->v[i].flag,
-				         ul->v[i].origin, missing);
+				text_printf(&what, "%s%s (from %s) needs %s", what.n ? "; " : "", ul->v[i].flag, ul->v[i].origin,
+				            missing);
 			}
 		}
 	}
-	if (what[0]) {
+	if (what.oom)
+		r = pq_fail(err, PQ_ENOMEM, "%s: out of memory listing the instruction sets the flags need", res->ts.root);
+	else if (what.s) {
 		char cpu[256];
 		isa_cpu_name(cpu, sizeof cpu);
 		snprintf(res->verdict, sizeof res->verdict, "instruction set not available");
-		return pq_fail(err, PQ_EBUILD, "instruction set not available: %s; this CPU%s%.200s%s lacks that (according to %s); "
-		               "nothing was built or run", what, cpu[0] ? " (" : "", cpu, cpu[0] ? ")" : "", src);
+		r = pq_fail(err, PQ_EBUILD, "instruction set not available: %s; this CPU%s%.200s%s lacks that (according to %s); "
+		            "nothing was built or run", what.s, cpu[0] ? " (" : "", cpu, cpu[0] ? ")" : "", src);
 	}
-	return 0;
+	text_free(&what);
+	return r;
 }
 
 int stage_flags(struct build_ctx *b, pq_error *err)
@@ -226,25 +152,25 @@ int stage_flags(struct build_ctx *b, pq_error *err)
 	for (int i = 0; i < res->flags.n; i++) {
 		if (pi && i == res->nprofile)
 			for (int k = 0; k < unit_flags[pi->nunits].n; k++)
-				append_flag(res->cflags, sizeof res->cflags, unit_flags[pi->nunits].v[k].flag);
-		append_flag(res->cflags, sizeof res->cflags, res->flags.v[i].flag);
+				append_flag(&res->cflags, unit_flags[pi->nunits].v[k].flag);
+		append_flag(&res->cflags, res->flags.v[i].flag);
 	}
 	if (pi && res->nprofile == res->flags.n)
 		for (int k = 0; k < unit_flags[pi->nunits].n; k++)
-			append_flag(res->cflags, sizeof res->cflags, unit_flags[pi->nunits].v[k].flag);
+			append_flag(&res->cflags, unit_flags[pi->nunits].v[k].flag);
 	/* Every observed flag once, with the first compile that had it, for the notes and the record. */
 	for (int u = 0; pi && u <= pi->nunits; u++)
 		for (int k = 0; k < unit_flags[u].n; k++) {
 			int seen = 0;
 			for (int j = 0; j < res->observed_flags.n && !seen; j++)
 				seen = strcmp(res->observed_flags.v[j].flag, unit_flags[u].v[k].flag) == 0;
-			if (!seen)
-				flag_list_add(&res->observed_flags, unit_flags[u].v[k].flag, unit_flags[u].v[k].origin);
+			if (!seen && flag_list_add(&res->observed_flags, unit_flags[u].v[k].flag, unit_flags[u].v[k].origin) < 0)
+				return pq_fail(err, PQ_ENOMEM, "out of memory");
 		}
-	append_flag(res->cflags, sizeof res->cflags, "-g -fPIC");
+	append_flag(&res->cflags, "-g -fPIC");
 	enum link_scope scope = build_link_scope(opt);
 	for (const char *const *f = link_scope_cflags(scope); *f; f++)
-		append_flag(res->cflags, sizeof res->cflags, *f);
+		append_flag(&res->cflags, *f);
 	res->downgraded = 1;
 
 	build_note(res, "api: %s %s (header %s)", tree_api_name(ts->api),
@@ -261,7 +187,7 @@ int stage_flags(struct build_ctx *b, pq_error *err)
 	if (opt->flags_origin && opt->extra_cflags && *opt->extra_cflags)
 		build_note(res, "flags: %s <- %s (%s)", opt->extra_cflags, opt->flags_origin,
 		           opt->trust_flags ? "trusted with --trust-flags" : "checked: no flag that runs programs or loads code");
-	if (!opt->no_tree_flags && !opt->trust_flags)
-		build_note(res, "flags: the tree's build files' flags were checked: no flag that runs programs or loads code");
-	return 0;
+	if (pi && !opt->trust_flags)
+		build_note(res, "flags: the observed build's flags were checked: no flag that runs programs or loads code");
+	return build_texts_check(res, err);
 }

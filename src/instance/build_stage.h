@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include "instance/builder.h"
+#include "core/path_name.h"
 #include "instance/observe.h"
 #include "instance/tool_run.h"
 #include "instance/link_scope.h"
@@ -42,6 +43,10 @@ struct build_ctx {
 	char base[PATH_MAX];               /* where sources are read: the tree, or the observed build's copy */
 	struct argv_buf objects;           /* what the link takes */
 	json_t *ccdb;                      /* compile_commands.json */
+	/* NIST signatures: the context-string functions are called, with this context (--context). */
+	int sig_context;
+	unsigned char context[BUILD_CONTEXT_MAX];
+	size_t context_len;
 };
 
 int stage_plan(struct build_ctx *b, pq_error *err);
@@ -53,17 +58,13 @@ void stage_cleanup(struct build_ctx *b);
 
 /* One line of the build notes (what was kept, left out, and where flags came from). */
 void build_note(struct build_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* PQ_ENOMEM when a note or a flag could not be added to res->notes or res->cflags; else 0, both strings. */
+int build_texts_check(struct build_result *res, pq_error *err);
 
 /* The old-C diagnostics every unit gets downgraded to warnings (NULL-terminated). */
 extern const char *const build_downgrades[];
 
 /* How calls inside the library bind: locally (the default) or the plain -fPIC form (link_scope.h). */
 #define build_link_scope(opt) ((opt)->plain_pic ? LINK_SCOPE_PLAIN_PIC : LINK_SCOPE_LOCAL)
-
-static inline const char *build_base_name(const char *p)
-{
-	const char *b = __builtin_strrchr(p, '/');
-	return b ? b + 1 : p;
-}
 
 #endif

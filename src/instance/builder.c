@@ -4,6 +4,7 @@
  * compile, link.
  */
 #include "config.h"
+#include "core/digest.h"
 #include "instance/builder.h"
 #include "instance/build_stage.h"
 #include "instance/flag_check.h"
@@ -49,33 +50,11 @@ const struct flag_profile *flag_profile_find(const char *name)
 	return NULL;
 }
 
-int split_words(const char *s, char ***words, int *n)
+int split_words(const char *s, char ***words, int *n, pq_error *err)
 {
-	*words = NULL;
-	*n = 0;
-	size_t cap = 0;
-	while (s && *s) {
-		while (*s == ' ' || *s == '\t' || *s == '\n')
-			s++;
-		if (!*s)
-			break;
-		char buf[4096];
-		size_t k = 0;
-		char q = 0;
-		while (*s && (q || (*s != ' ' && *s != '\t' && *s != '\n'))) {
-			if (!q && (*s == '"' || *s == '\''))
-				q = *s;
-			else if (q && *s == q)
-				q = 0;
-			else if (k + 1 < sizeof buf)
-				buf[k++] = *s;
-			s++;
-		}
-		buf[k] = '\0';
-		if (pq_grow(words, &cap, (size_t)*n + 1, sizeof **words, 16) < 0)
-			return -1;
-		(*words)[(*n)++] = strdup(buf);
-	}
+	/* One splitter for every flag string: quotes group, a backslash escapes, as sh reads it. */
+	if (shell_split(s ? s : "", words, n) < 0)
+		return pq_fail(err, PQ_ENOMEM, "out of memory splitting flags '%.200s'", s ? s : "");
 	return 0;
 }
 
@@ -86,21 +65,32 @@ void free_words(char **words, int n)
 	free(words);
 }
 
-/* A growable argv. */
+/* One line of the notes; a line that cannot be added is remembered (notes.oom), see build_texts_check. */
 void build_note(struct build_result *res, const char *fmt, ...)
 {
-	size_t used = strlen(res->notes);
-	if (used + 2 >= sizeof res->notes)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(res->notes + used, sizeof res->notes - used, fmt, ap);
+	text_vprintf(&res->notes, fmt, ap);
 	va_end(ap);
-	used = strlen(res->notes);
-	if (used + 1 < sizeof res->notes) {
-		res->notes[used] = '\n';
-		res->notes[used + 1] = '\0';
+	text_printf(&res->notes, "\n");
+}
+
+int build_texts_check(struct build_result *res, pq_error *err)
+{
+	/* Empty is "", never NULL, for the shim and the record. */
+	struct {
+		struct text_buf *t;
+		const char *what;
+	} texts[] = { { &res->notes, "notes" }, { &res->cflags, "flags" }, { &res->instances, "instance list" },
+		          { &res->plan_how, "plan" }, { &res->plan_outside, "containment notes" },
+		          { &res->plan_attempts, "build attempts" }, { &res->libs, "library list" } };
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		if (!texts[i].t->s)
+			text_printf(texts[i].t, "%s", "");
+		if (texts[i].t->oom)
+			return pq_fail(err, PQ_ENOMEM, "%s: out of memory writing the build's %s", res->ts.root, texts[i].what);
 	}
+	return 0;
 }
 
 /* Profile flags and descriptor flags are checked wherever they were written, before anything runs. */
@@ -130,6 +120,8 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 	if (!b.prof)
 		return pq_fail(err, PQ_EUSAGE, "unknown flag profile '%s' (reference, performance, resource, debug, harness-default)", pname);
 	int r = check_given_flags(opt, b.prof, err);
+	if (r == 0 && opt->context_hex)
+		r = build_context_parse(opt->context_hex, "--context", b.context, &b.context_len, err);
 	if (r < 0)
 		return r;
 	const char *within = opt->source_root ? opt->source_root : getenv("PQPROF_SOURCE_ROOT");
@@ -144,20 +136,58 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
 		r = stage_compile(&b, err);
 	if (r == 0)
 		r = stage_link(&b, err);
+	if (r == 0)
+		r = build_texts_check(res, err);
 	if (r < 0 && !b.pi && b.plan && b.plan->missing_tool[0]) {
 		/* The reader could not stand in for the build it needs: name the missing tool first. */
 		pq_error_prefix(err, "%s; the build files were read instead, and the build failed: ", b.plan->why);
 		snprintf(res->verdict, sizeof res->verdict, "%s not found", b.plan->missing_tool);
 	}
 	stage_cleanup(&b);
-	if (r < 0)
-		build_result_free(res);
 	return r;
 }
 
 void build_result_free(struct build_result *res)
 {
 	tree_scan_free(&res->ts);
+	text_free(&res->notes);
+	text_free(&res->cflags);
+	text_free(&res->instances);
+	text_free(&res->plan_how);
+	text_free(&res->plan_outside);
+	text_free(&res->plan_attempts);
+	text_free(&res->libs);
 	flag_list_free(&res->flags);
 	flag_list_free(&res->observed_flags);
+}
+
+int build_context_parse(const char *hex, const char *option, unsigned char *out, size_t *len, pq_error *err)
+{
+	size_t n = strlen(hex);
+	if (n % 2 != 0 || n / 2 > BUILD_CONTEXT_MAX)
+		return pq_fail(err, PQ_EUSAGE, "%s must be an even number of hex digits, at most %d bytes, not '%s'", option,
+		               BUILD_CONTEXT_MAX, hex);
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hex_value(hex[i]), lo = hex_value(hex[i + 1]);
+		if (hi < 0 || lo < 0)
+			return pq_fail(err, PQ_EUSAGE, "%s must be hex digits (0-9, a-f), not '%s'", option, hex);
+		out[i / 2] = (unsigned char)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return 0;
+}
+
+int instance_name_check(const char *tree, const char *reported, const char *expected, const char *dir_instance,
+                        pq_error *err)
+{
+	if (!reported)
+		return 0;
+	if (dir_instance && dir_instance[0] && strcmp(dir_instance, reported) != 0)
+		return pq_fail(err, PQ_EINPUT,
+		               "%s: the directory names instance %s, but the library built reports instance %s "
+		               "(check the -D switches or --instance)", tree, dir_instance, reported);
+	if (expected && expected[0] && strcmp(expected, reported) != 0)
+		return pq_fail(err, PQ_EINPUT, "%s: instance %s was asked for, but the library built reports instance %s",
+		               tree, expected, reported);
+	return 0;
 }

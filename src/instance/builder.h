@@ -13,8 +13,9 @@
 #define PQ_BUILDER_H
 
 #include "core/pq_error.h"
+#include "core/text_buf.h"
 #include "instance/tree_scan.h"
-#include "instance/tree_flags.h"
+#include "instance/flag_list.h"
 
 /* A named flag profile (reference, performance, resource, harness-default). */
 struct flag_profile {
@@ -26,6 +27,16 @@ struct flag_profile {
 const struct flag_profile *flag_profile_find(const char *name);
 /* NULL-terminated list, for help text and campaigns. */
 const struct flag_profile *flag_profiles(void);
+
+/* FIPS 204 and FIPS 205 allow context strings of up to 255 bytes. */
+#define BUILD_CONTEXT_MAX 255
+
+/*
+ * The bytes of a --context HEX string (an even number of hex digits, ""
+ * for the empty context) into out (BUILD_CONTEXT_MAX bytes); PQ_EUSAGE
+ * naming `option` when it is not one.
+ */
+int build_context_parse(const char *hex, const char *option, unsigned char *out, size_t *len, pq_error *err);
 
 struct build_options {
 	const char *src_dir;
@@ -51,48 +62,78 @@ struct build_options {
 	double cc_timeout_s;       /* wall-clock limit per compiler process (0: 600 s) */
 	unsigned long long cc_as_limit; /* RLIMIT_AS of compilers (0: 4 GiB or $PQPROF_CC_MEMORY_MB) */
 	/*
-	 * Trees that serve several instances by -D switches (instance_discover.h):
+	 * Trees whose observed build links several KAT programs (observe.h):
 	 * `instance` must name one of them (--instance); `instance_hint` picks
-	 * one when it matches exactly (a descriptor's instance name).
+	 * one when it matches (a descriptor's instance name).
 	 */
 	const char *instance;
 	const char *instance_hint;
-	int no_tree_flags;         /* do not read the tree's Makefile / CMakeLists.txt */
 	/*
-	 * Do not run the tree's own build (instance/observe.h): read its build
-	 * files instead.  Also the fallback when observing is not possible.
+	 * --no-tree-flags: no flag from the tree's build.  Flags are only known
+	 * from observing that build, so this also stops the observation: the
+	 * build is planned exactly as with no_observe.
+	 */
+	int no_tree_flags;
+	/*
+	 * Do not run the tree's own build (instance/observe.h): compile the
+	 * sources beside its KAT driver with the profile's flags.  Also the
+	 * fallback when observing is not possible.
 	 */
 	int no_observe;
+	/* What to run instead of the tree's own build (--build-cmd), make variables (--make-var): observe.h. */
+	const char *const *build_cmds;
+	int nbuild_cmds;
+	const char *const *make_vars;
+	int nmake_vars;
 	/* compile_commands.json of the build (NULL: compile_commands.json beside out_path). */
 	const char *compile_commands;
 	int plain_pic;             /* plain -fPIC library form, not local binding (link_scope.h) */
+	/*
+	 * --context HEX: NIST signatures whose API header declares the
+	 * context-string functions (crypto_sign_ctx, crypto_sign_open_ctx)
+	 * sign and verify with this context; a tree without them is refused.
+	 * NULL: the plain functions where the header has both, else the
+	 * context ones with an empty context.
+	 */
+	const char *context_hex;
 };
 
 struct build_result {
 	struct tree_scan ts;
 	char compiler[256];        /* first line of `cc --version` */
-	char cflags[8192];         /* the full flags every unit was compiled with */
-	char notes[16384];         /* what was kept, left out, and where flags came from */
+	/* Texts of any length; after a build that succeeded, .s is a string (instance_build fails, PQ_ENOMEM, when either could not grow). */
+	struct text_buf cflags;    /* the full flags every unit was compiled with */
+	struct text_buf notes;     /* what was kept, left out, and where flags came from, a line each */
 	int downgraded;            /* old-C diagnostics downgraded to warnings */
 	/* Every flag passed to the compiler, with where it came from ("Makefile:12", "profile reference"). */
 	struct flag_list flags;
 	char instance[128];        /* the instance selected by -D switches from the tree ("" none) */
 	char dir_instance[128];    /* the instance the directory name names ("" none) */
-	char instances[2048];      /* the instances the tree serves ("" when one) */
+	struct text_buf instances; /* the instances the tree serves ("" when one) */
 	/* Why the build was refused before compiling ("instruction set not available"), kept on failure. */
 	char verdict[64];
-	/* How the plan was made: "observed" (the tree's own build ran) or "read" (its build files were read). */
+	/* How the plan was made: "observed" (the tree's own build ran) or "not observed" (plan_how says why). */
 	char plan[16];
-	char plan_how[1024];       /* observed: the commands run; read: why the build was not observed */
-	char plan_outside[1024];   /* observed: what the build did outside its copy ("" nothing) */
+	/* Texts of any length; after a build that succeeded, .s is a string (instance_build fails, PQ_ENOMEM, when one could not grow). */
+	struct text_buf plan_how;      /* observed: the commands run; read: why the build was not observed */
+	struct text_buf plan_outside;  /* observed: what the build did outside its copy (empty: nothing) */
+	struct text_buf plan_attempts; /* each build the observation tried, why, and how it ended */
 	char program[256];         /* observed: the KAT program whose link made this instance */
-	char libs[512];            /* libraries from outside the tree linked in ("-lgmp -lm") */
+	struct text_buf libs;      /* libraries from outside the tree linked in ("-lgmp -lm") */
 	char compile_commands[4096]; /* where compile_commands.json was written ("" none) */
 	int nprofile;              /* flags[0..nprofile) are the profile's */
 	/* Observed plans: each flag the units were compiled with, once, with the first compile that had it. */
 	struct flag_list observed_flags;
+	/* NIST signatures: "plain" or "context", the functions sign and verify call ("" otherwise). */
+	char sig_api[16];
+	char context_hex[2 * BUILD_CONTEXT_MAX + 1]; /* the context they pass (sig_api "context"; "" empty) */
 };
 
+/*
+ * Build the instance into opt->out_path.  On failure res still says why
+ * (verdict, plan, plan_how; their texts may be NULL); the caller frees res
+ * with build_result_free either way.
+ */
 int instance_build(const struct build_options *opt, struct build_result *res, pq_error *err);
 
 /*
@@ -101,11 +142,32 @@ int instance_build(const struct build_options *opt, struct build_result *res, pq
  * plan is owned by the cache; it may be unobserved (see its why).
  */
 struct build_plan;
-int instance_tree_plan(const char *tree, const char *source_root, const struct build_plan **plan, pq_error *err);
+/*
+ * The name the built library reports against the one the directory names
+ * (dir_instance) and the one asked for (expected; both may be NULL or "").
+ * A mismatch is PQ_EINPUT naming both.
+ */
+int instance_name_check(const char *tree, const char *reported, const char *expected, const char *dir_instance,
+                        pq_error *err);
+
+/*
+ * The plan of `tree` (observe.h), the one every command takes its
+ * instances from: observed with what the user asked to run (asked: its
+ * build_cmds and make_vars; NULL for nothing), its links inside
+ * source_root (NULL: $PQPROF_SOURCE_ROOT, else the tree).
+ */
+struct observe_options;
+struct build_plan;
+int instance_tree_plan(const char *tree, const char *source_root, const struct observe_options *asked,
+                       const struct build_plan **plan, pq_error *err);
 void build_result_free(struct build_result *res);
 
-/* Split a flags string at whitespace (single and double quotes group). */
-int split_words(const char *s, char ***words, int *n);
+/*
+ * Split a flags string (NULL: none) into words as sh would (flag_list.h
+ * shell_split: quotes group, a backslash escapes).  PQ_ENOMEM, with no
+ * words, when memory runs out.
+ */
+int split_words(const char *s, char ***words, int *n, pq_error *err);
 void free_words(char **words, int n);
 
 #endif

@@ -110,8 +110,8 @@ int flag_check_string(const char *flags, const char *origin, pq_error *err)
 {
 	char **w = NULL;
 	int n = 0;
-	if (split_words(flags, &w, &n) < 0)
-		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	if (split_words(flags, &w, &n, err) < 0)
+		return -PQ_ENOMEM;
 	int r = 0;
 	for (int i = 0; i < n && r == 0; i++) {
 		int consumed = 0;

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "instance/isa_check.h"
 #include "core/atomic_file.h"
+#include "core/text_buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +97,8 @@ int isa_missing(const char *flag, char *missing, size_t len, const char **source
 			if (*t == '\t')
 				*t = ' ';
 		if (!strstr(have, word)) {
-			size_t used = strlen(missing);
-			snprintf(missing + used, len - used, "%s%s", used ? " " : "", f);
+			/* Feature names in a message: whole, then "…" when there are more than it holds. */
+			text_add_item(missing, len, " ", f, " \u2026");
 			n++;
 		}
 	}

@@ -1,25 +1,41 @@
 /*
  * package_scan: find the instances of a whole submission package, as
- * evaluators receive them.  An NGCC package holds
- * Reference_Implementation/<instance>/, Optimized_Implementation/<instance>/
- * and KAT folders (KAT/<instance>/, KAT_files/, Test_Vectors/ ...); a NIST
- * package holds Reference_Implementation/crypto_sign/<name>/,
- * Optimized_Implementation/crypto_sign/<name>/, maybe
- * Additional_Implementations/<variant>/crypto_sign/<name>/, and
- * KAT/<name>/PQCsignKAT_*.rsp.
+ * evaluators receive them, by what its folders hold rather than by their
+ * names.  An implementation tree is a folder with a build file of its own
+ * (makefile; CMakeLists.txt or meson.build declaring a project) and a KAT
+ * driver or an API header (SIG_AlgorithmInstance.h, KEM_AlgorithmInstance.h,
+ * api.h, or its .h.in template) in it or a few folders below, or a folder
+ * with an API header beside its C sources and no build file.  Trees are
+ * looked for five folders deep, hidden folders and build outputs aside;
+ * a tree is not searched for trees inside it unless it has no API header
+ * of its own and folders below it are trees of their own (a makefile over
+ * crypto_sign/<name>/ projects).  So NGCC packages
+ * (Reference_Implementation/<instance>/, Implementations/<impl>_lvl1/
+ * with a CMake project per level) and NIST packages
+ * (Reference_Implementation/crypto_sign/<name>/,
+ * Additional_Implementations/<variant>/crypto_sign/<name>/) read alike.
  *
- * Every directory that holds an API header (SIG_AlgorithmInstance.h,
- * KEM_AlgorithmInstance.h or api.h) directly is one instance; the
- * implementation folder it sits in names its implementation version
- * ("reference", "optimized", "additional-avx2").  For each instance the scan
- * records why it decided what it did: which header chose the API, where
- * the instance name came from, which KAT file matched and by which rule,
- * or why none did.  Directories it passed over and KAT files no instance
- * uses are listed too.  A missing or ambiguous KAT file is a finding of
- * that instance, never an error of the scan.
+ * Every tree gives its instances (several when its own build links
+ * several KAT programs).  Folder names only label them: the implementation
+ * version is "reference", "optimized", "additional-avx2" below the
+ * classic implementation folders, else the tree's path in the package
+ * ("implementations-x_lvl1").  For each instance the scan records why it
+ * decided what it did: which header chose the API, where the instance
+ * name came from, which KAT file matched and by which rule, or why none
+ * did.  KAT files are matched by the generators' names first (anywhere
+ * outside the trees, then inside the instance's own), then by content
+ * (kat/kat_locate.h): any file in the package whose first record starts
+ * the instance's seed sequence, tied to it by its names, by being the
+ * only one, or by the public key the tree's own KAT program (run as its
+ * observed build linked it) derives from the first seed.  Directories
+ * passed over and KAT files no instance uses are listed too.  A missing
+ * or ambiguous KAT file is a finding of that instance, never an error of
+ * the scan.
  *
- * It only reads files; turning the result into a scheme descriptor is
- * campaign/package_desc.c's job.  Nothing here prints.
+ * It reads files and runs nothing but what observing a tree runs (its
+ * build, and its KAT program when only that can tie a file to it);
+ * turning the result into a scheme descriptor is campaign/package_desc.c's
+ * job.  Nothing here prints.
  */
 #ifndef PQ_PACKAGE_SCAN_H
 #define PQ_PACKAGE_SCAN_H
@@ -35,7 +51,7 @@ enum pkg_kat { PKG_KAT_MATCHED = 0, PKG_KAT_MISSING, PKG_KAT_AMBIGUOUS };
 struct pkg_instance {
 	char name[128];             /* instance name */
 	char name_why[640];
-	char implementation[64];    /* "reference", "optimized", "additional-avx2", ... */
+	char implementation[64];    /* "reference", "optimized", "additional-avx2", "implementations-x_lvl1" ... */
 	char tree[4096];            /* absolute */
 	char rel[1024];             /* relative to the package */
 	char api[8];                /* "ngcc" or "nist" */
@@ -58,8 +74,27 @@ struct pkg_scan {
 	int nnotes;
 };
 
-/* 1 when dir holds an implementation folder (Reference_Implementation, ...) one or two levels down. */
+/*
+ * 1 when dir is a package: it is not itself an implementation tree and
+ * holds one, or it is a tree with no API header of its own over two or
+ * more trees of their own.  Reads folders only (no build is run).
+ */
 int package_is_package(const char *dir);
+
+/* 1 when dir is one implementation tree on its own (so never a package). */
+int package_is_tree(const char *dir);
+
+/*
+ * 1 when a folder of this name belongs to one submission package: a
+ * classic implementation folder (Reference_Implementation ...,
+ * crypto_sign, crypto_kem), a KAT, test-vector or supporting-documentation
+ * folder.  A folder holding one is a package,
+ * never a round of packages (campaign/round.h).
+ */
+int package_classic_folder(const char *name);
+
+/* 1 for the folders no scan looks into: hidden ones, build outputs. */
+int package_passed_over(const char *dir, const char *name);
 
 /*
  * Scan the package at dir.  Instance trees are checked as `pqprof build`

@@ -17,6 +17,9 @@
  *  - verify(pk, pklen, blob, bloblen, m, mlen, scratch): 0 = valid.
  *    scratch holds at least bloblen bytes (NIST's crypto_sign_open output).
  *  - enc(pk, pklen, ss, &sslen, ct, &ctlen); dec(sk, sklen, ct, ctlen, ss, &sslen)
+ *  - NIST signatures whose API takes a context string (FIPS 204 / 205
+ *    style crypto_sign_ctx, crypto_sign_open_ctx): sign and verify call
+ *    those with `context` when sig_api is PQPROF_SIG_CONTEXT.
  *  - NGCC randomness: seed() re-instantiates the tree's drng_algorithm.
  *    NIST randomness: randombytes() calls the function given to set_rng().
  */
@@ -24,11 +27,13 @@
 #define PQPROF_ABI_H
 
 #define PQPROF_ABI_MAGIC 0x66707170u /* "pqpf" */
-#define PQPROF_ABI_VERSION 1u
+#define PQPROF_ABI_VERSION 2u
 #define PQPROF_ABI_SYMBOL "pqprof_instance"
 
 enum pqprof_api { PQPROF_API_NGCC = 1, PQPROF_API_NIST = 2 };
 enum pqprof_kind { PQPROF_KIND_SIG = 1, PQPROF_KIND_KEM = 2 };
+/* Which NIST signature functions sign/verify call (0: not a NIST signature). */
+enum pqprof_sig_api { PQPROF_SIG_PLAIN = 1, PQPROF_SIG_CONTEXT = 2 };
 
 typedef unsigned long long pq_u64;
 typedef int (*pqprof_rng_fn)(unsigned char *out, pq_u64 len);
@@ -67,6 +72,11 @@ struct pqprof_instance {
 	           unsigned char *ct, pq_u64 *ctlen);
 	int (*dec)(unsigned char *sk, pq_u64 sklen, unsigned char *ct, pq_u64 ctlen,
 	           unsigned char *ss, pq_u64 *sslen);
+
+	int sig_api;                  /* enum pqprof_sig_api */
+	unsigned sig_apis;            /* what the header offers: bit 1 << PQPROF_SIG_PLAIN, 1 << PQPROF_SIG_CONTEXT */
+	const unsigned char *context; /* the context string sign and verify pass (PQPROF_SIG_CONTEXT) */
+	pq_u64 context_len;
 };
 
 #endif

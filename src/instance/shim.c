@@ -4,6 +4,9 @@
 
 #include <string.h>
 
+/* enum pqprof_sig_api, which this file only writes as text. */
+enum { PQ_SHIM_SIG_PLAIN = 1, PQ_SHIM_SIG_CONTEXT = 2 };
+
 void shim_put_c_string(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
@@ -35,10 +38,15 @@ static void put_common(FILE *out, const struct shim_meta *meta)
 	put_string_def(out, "pq_fallback_name", meta->fallback_name);
 }
 
-static void put_descriptor(FILE *out, const struct tree_scan *ts, const char *name_expr,
+static void put_descriptor(FILE *out, const struct tree_scan *ts, const struct shim_meta *meta, const char *name_expr,
                            const char *seed, const char *set_rng)
 {
 	int sig = ts->kind == TREE_KIND_SIG;
+	int nist_sig = sig && ts->api == TREE_API_NIST;
+	/* A header that names neither form declares the plain one elsewhere (the driver's includes). */
+	unsigned apis = !nist_sig ? 0
+	                : (ts->sig.plain || !ts->sig.context ? 1u << PQ_SHIM_SIG_PLAIN : 0) |
+	                          (ts->sig.context ? 1u << PQ_SHIM_SIG_CONTEXT : 0);
 	fprintf(out,
 	        "\n__attribute__((visibility(\"default\")))\n"
 	        "const struct pqprof_instance pqprof_instance = {\n"
@@ -47,12 +55,15 @@ static void put_descriptor(FILE *out, const struct tree_scan *ts, const char *na
 	        "\tpq_get_sizes, %s,\n"
 	        "\t%s, %s,\n"
 	        "\tpq_keygen, %s, %s, %s, %s,\n"
+	        "\t%s, %uu, %s, %zuu,\n"
 	        "};\n",
 	        ts->api == TREE_API_NGCC ? "PQPROF_API_NGCC" : "PQPROF_API_NIST",
 	        sig ? "PQPROF_KIND_SIG" : "PQPROF_KIND_KEM",
 	        name_expr, sig ? "pq_sig_blob_max" : "0", seed, set_rng,
 	        sig ? "pq_sign" : "0", sig ? "pq_verify" : "0",
-	        sig ? "0" : "pq_enc", sig ? "0" : "pq_dec");
+	        sig ? "0" : "pq_enc", sig ? "0" : "pq_dec",
+	        !nist_sig ? "0" : meta->sig_context ? "PQPROF_SIG_CONTEXT" : "PQPROF_SIG_PLAIN", apis,
+	        nist_sig && meta->sig_context ? "pq_context" : "0", nist_sig && meta->sig_context ? meta->context_len : 0);
 }
 
 static void write_ngcc(FILE *out, const struct tree_scan *ts)
@@ -98,6 +109,57 @@ static void write_ngcc(FILE *out, const struct tree_scan *ts)
 		      "{\n\treturn kem_dec(sk, sklen, ct, ctlen, ss, sslen);\n}\n", out);
 }
 
+/* Namespaced sizes (PQCLEAN_X_CRYPTO_BYTES) under the plain names the shim uses. */
+static void put_prefixed_sizes(FILE *out, const char *prefix)
+{
+	const char *names[] = { "CRYPTO_PUBLICKEYBYTES", "CRYPTO_SECRETKEYBYTES", "CRYPTO_BYTES", "CRYPTO_ALGNAME" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		fprintf(out, "#if !defined(%s) && defined(%s%s)\n#define %s %s%s\n#endif\n", names[i], prefix, names[i],
+		        names[i], prefix, names[i]);
+	fputs("\n", out);
+}
+
+static void put_context(FILE *out, const struct shim_meta *meta)
+{
+	fputs("/* The context string sign and verify pass (pqprof build --context; empty by default). */\n"
+	      "static const unsigned char pq_context[] = {", out);
+	for (size_t i = 0; i < meta->context_len; i++)
+		fprintf(out, "%s0x%02x", i ? ", " : " ", meta->context[i]);
+	fprintf(out, "%s};\n#define PQ_CONTEXT_LEN %zuu\n\n", meta->context_len ? " " : " 0 ", meta->context_len);
+}
+
+/*
+ * The signature half of a NIST shim: plain crypto_sign / crypto_sign_open,
+ * or their context variants, under the header's namespace prefix.  Length
+ * out-parameters go through void *: headers declare them unsigned long
+ * long * (NIST) or size_t * (PQClean, FIPS 204 style), the same width on
+ * the LP64 targets pqprof builds for.
+ */
+static void write_nist_sig(FILE *out, const char *ns, const struct shim_meta *meta)
+{
+	const char *sfx = meta->sig_context && !meta->sig_context_in_plain ? "_ctx" : "";
+	const char *ctx_args = meta->sig_context ? "pq_context, PQ_CONTEXT_LEN, " : "";
+	fprintf(out,
+	        "\ts->sig = CRYPTO_BYTES;\n}\n\n"
+	        "static pq_u64 pq_sig_blob_max(pq_u64 mlen)\n{\n\treturn CRYPTO_BYTES + mlen;\n}\n\n"
+	        "static int pq_keygen(unsigned char *pk, pq_u64 *pklen, unsigned char *sk, pq_u64 *sklen)\n{\n"
+	        "\t*pklen = CRYPTO_PUBLICKEYBYTES;\n\t*sklen = CRYPTO_SECRETKEYBYTES;\n"
+	        "\treturn %scrypto_sign_keypair(pk, sk);\n}\n\n"
+	        "static int pq_sign(unsigned char *sk, pq_u64 sklen, unsigned char *m, pq_u64 mlen,\n"
+	        "                   unsigned char *blob, pq_u64 *bloblen)\n"
+	        "{\n\t(void)sklen;\n\treturn %scrypto_sign%s(blob, %sbloblen, m, mlen, %ssk);\n}\n\n"
+	        "/* crypto_sign_open must give back exactly the signed message. */\n"
+	        "static int pq_verify(unsigned char *pk, pq_u64 pklen, unsigned char *blob, pq_u64 bloblen,\n"
+	        "                     unsigned char *m, pq_u64 mlen, unsigned char *scratch)\n{\n"
+	        "\tunsigned long long got = 0;\n\t(void)pklen;\n"
+	        "\tint r = %scrypto_sign_open%s(scratch, %s&got, blob, bloblen, %spk);\n"
+	        "\tif (r != 0)\n\t\treturn r;\n"
+	        "\tif (got != mlen || (mlen && memcmp(scratch, m, mlen) != 0))\n\t\treturn -1;\n"
+	        "\treturn 0;\n}\n",
+	        ns, ns, sfx, meta->sig_context ? "(void *)" : "", ctx_args, ns, sfx, meta->sig_context ? "(void *)" : "",
+	        ctx_args);
+}
+
 static void write_nist(FILE *out, const struct tree_scan *ts, const struct shim_meta *meta)
 {
 	int sig = ts->kind == TREE_KIND_SIG;
@@ -123,6 +185,10 @@ static void write_nist(FILE *out, const struct tree_scan *ts, const struct shim_
 			      "int crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk);\n"
 			      "int crypto_kem_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk);\n\n", out);
 	}
+	if (sig && ts->sig.prefix[0])
+		put_prefixed_sizes(out, ts->sig.prefix);
+	if (sig && meta->sig_context)
+		put_context(out, meta);
 	fputs("/* The submission's rng.c is left out: randomness comes from the harness. */\n"
 	      "static pqprof_rng_fn pq_rng;\n\n"
 	      "static void pq_set_rng(pqprof_rng_fn fn)\n{\n\tpq_rng = fn;\n}\n\n"
@@ -134,22 +200,7 @@ static void write_nist(FILE *out, const struct tree_scan *ts, const struct shim_
 	      "\tmemset(s, 0, sizeof *s);\n"
 	      "\ts->pk = CRYPTO_PUBLICKEYBYTES;\n\ts->sk = CRYPTO_SECRETKEYBYTES;\n", out);
 	if (sig)
-		fputs("\ts->sig = CRYPTO_BYTES;\n}\n\n"
-		      "static pq_u64 pq_sig_blob_max(pq_u64 mlen)\n{\n\treturn CRYPTO_BYTES + mlen;\n}\n\n"
-		      "static int pq_keygen(unsigned char *pk, pq_u64 *pklen, unsigned char *sk, pq_u64 *sklen)\n{\n"
-		      "\t*pklen = CRYPTO_PUBLICKEYBYTES;\n\t*sklen = CRYPTO_SECRETKEYBYTES;\n"
-		      "\treturn crypto_sign_keypair(pk, sk);\n}\n\n"
-		      "static int pq_sign(unsigned char *sk, pq_u64 sklen, unsigned char *m, pq_u64 mlen,\n"
-		      "                   unsigned char *blob, pq_u64 *bloblen)\n"
-		      "{\n\t(void)sklen;\n\treturn crypto_sign(blob, bloblen, m, mlen, sk);\n}\n\n"
-		      "/* crypto_sign_open must give back exactly the signed message. */\n"
-		      "static int pq_verify(unsigned char *pk, pq_u64 pklen, unsigned char *blob, pq_u64 bloblen,\n"
-		      "                     unsigned char *m, pq_u64 mlen, unsigned char *scratch)\n{\n"
-		      "\tunsigned long long got = 0;\n\t(void)pklen;\n"
-		      "\tint r = crypto_sign_open(scratch, &got, blob, bloblen, pk);\n"
-		      "\tif (r != 0)\n\t\treturn r;\n"
-		      "\tif (got != mlen || (mlen && memcmp(scratch, m, mlen) != 0))\n\t\treturn -1;\n"
-		      "\treturn 0;\n}\n", out);
+		write_nist_sig(out, ts->sig.prefix, meta);
 	else
 		fputs("\ts->ct = CRYPTO_CIPHERTEXTBYTES;\n\ts->ss = CRYPTO_BYTES;\n}\n\n"
 		      "static int pq_keygen(unsigned char *pk, pq_u64 *pklen, unsigned char *sk, pq_u64 *sklen)\n{\n"
@@ -178,11 +229,11 @@ int shim_write(FILE *out, const struct tree_scan *ts, const struct shim_meta *me
 	shim_put_c_string(out, ts->root);
 	fputs("\";\n", out);
 	if (ts->api == TREE_API_NGCC)
-		put_descriptor(out, ts,
+		put_descriptor(out, ts, meta,
 		               "\n#ifdef ALGORITHM_INSTANCE\n\tALGORITHM_INSTANCE\n#else\n\tpq_fallback_name\n#endif\n\t",
 		               ts->drng_header[0] && ts->has_init_random_number ? "pq_seed" : "0", "0");
 	else
-		put_descriptor(out, ts,
+		put_descriptor(out, ts, meta,
 		               "\n#ifdef CRYPTO_ALGNAME\n\tCRYPTO_ALGNAME\n#else\n\tpq_fallback_name\n#endif\n\t",
 		               "0", "pq_set_rng");
 	if (ferror(out))

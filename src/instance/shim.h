@@ -21,6 +21,11 @@ struct shim_meta {
 	/* NIST: what the KAT driver includes (absolute paths), after the API header: the sizes may live there. */
 	char *const *driver_includes;
 	int ndriver_includes;
+	/* NIST signature: sign and verify call the context variants (tree_scan sig.context) with this context. */
+	int sig_context;
+	int sig_context_in_plain;   /* the context functions are crypto_sign / crypto_sign_open themselves (no _ctx) */
+	const unsigned char *context;
+	size_t context_len;
 };
 
 /* The text of src/instance/pqprof_abi.h (generated abi_text.c). */

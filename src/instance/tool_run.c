@@ -2,7 +2,9 @@
 #include "config.h"
 #include "instance/tool_run.h"
 #include "core/atomic_file.h"
+#include "core/clock.h"
 #include "core/fixed_str.h"
+#include "core/text_buf.h"
 #include "core/grow.h"
 #include "core/interrupt.h"
 
@@ -17,27 +19,47 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
+/* Take s (malloc'ed, or NULL when its allocation failed) as the next argument. */
+static void av_take(struct argv_buf *a, char *s)
+{
+	if (!s || a->oom || pq_grow(&a->v, &a->cap, (size_t)a->n + 2, sizeof *a->v, 32) < 0) {
+		free(s);
+		a->oom = 1;
+		return;
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
 void av_push(struct argv_buf *a, const char *s)
 {
-	if (pq_grow(&a->v, &a->cap, (size_t)a->n + 2, sizeof *a->v, 32) < 0)
-		return;
-	a->v[a->n++] = strdup(s);
-	a->v[a->n] = NULL;
+	av_take(a, a->oom ? NULL : strdup(s));
 }
 
 void av_pushf(struct argv_buf *a, const char *fmt, ...)
 {
-	char buf[PATH_MAX + 64];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	int need = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	av_push(a, buf);
+	char *s = need >= 0 && !a->oom ? malloc((size_t)need + 1) : NULL;
+	if (s) {
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)need + 1, fmt, ap);
+		va_end(ap);
+	}
+	av_take(a, s);
+}
+
+int av_check(const struct argv_buf *a, pq_error *err)
+{
+	if (a->oom)
+		return pq_fail(err, PQ_ENOMEM, "out of memory assembling the command %s", a->n ? a->v[0] : "");
+	return 0;
 }
 
 void av_free(struct argv_buf *a)
@@ -68,24 +90,17 @@ pid_t spawn_logged(struct contained *ct, char **argv, const char *log, const str
 	int nul = open("/dev/null", O_RDONLY);
 	if (nul >= 0)
 		dup2(nul, 0);
-	struct rlimit as = { lim->as_limit, lim->as_limit };
-	rlim_t cpu_s = (rlim_t)lim->timeout_s;
-	struct rlimit cpu = { cpu_s, cpu_s + 5 }, core = { 0, 0 };
-	setrlimit(RLIMIT_AS, &as);
-	setrlimit(RLIMIT_CPU, &cpu);
-	setrlimit(RLIMIT_CORE, &core);
+	unsigned long long cpu_s = (unsigned long long)lim->timeout_s;
+	/* Set just before the exec: pqprof's own set-up in this child may still map memory. */
+	const struct contain_limit limits[] = { { RLIMIT_AS, lim->as_limit, lim->as_limit },
+		                                    { RLIMIT_CPU, cpu_s, cpu_s + 5 },
+		                                    { RLIMIT_CORE, 0, 0 },
+		                                    { -1, 0, 0 } };
 	if (lim->env)
 		environ = (char **)lim->env;
-	contain_exec(ct, argv[0], argv);
+	contain_exec_limited(ct, argv[0], argv, limits);
 	fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
-}
-
-double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Wait for a contained process, killing it at the wall-clock limit. */
@@ -145,7 +160,9 @@ void log_excerpt(const char *log, char *out, size_t len, const char *tree, const
 {
 	char *text = NULL;
 	out[0] = '\0';
-	if (read_whole_file(log, &text, NULL, 1u << 20, NULL) < 0)
+	if (read_whole_file(log, &text, NULL, 1u << 20, NULL) == -PQ_ENOMEM)
+		snprintf(out, len, "(its output could not be read: out of memory)");
+	if (!text)
 		return;
 	drop_outside_lines(text, tree, tmpdir);
 	/* The linker says what is wrong before collect2's closing "error". */
@@ -186,7 +203,8 @@ void log_excerpt(const char *log, char *out, size_t len, const char *tree, const
 	free(text);
 }
 
-void compiler_version(const char *cc, char *out, size_t len, const char *tmpdir, const struct cc_limits *lim)
+int compiler_version(const char *cc, char *out, size_t len, const char *tmpdir, const struct cc_limits *lim,
+                     pq_error *err)
 {
 	char log[PATH_MAX];
 	snprintf(log, sizeof log, "%s/cc-version.log", tmpdir);
@@ -201,15 +219,19 @@ void compiler_version(const char *cc, char *out, size_t len, const char *tmpdir,
 		contain_finish(&ct);
 	}
 	if (bad || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return;
+		return 0;
 	char *text = NULL;
-	if (read_whole_file(log, &text, NULL, 1u << 16, NULL) < 0)
-		return;
+	int r = read_whole_file(log, &text, NULL, 1u << 16, NULL);
+	if (r == -PQ_ENOMEM)
+		return pq_fail(err, PQ_ENOMEM, "out of memory reading what %s --version said", cc);
+	if (r < 0)
+		return 0;
 	char *nl = strchr(text, '\n');
 	if (nl)
 		*nl = '\0';
-	snprintf(out, len, "%s", text);
+	str_copy(out, len, text);
 	free(text);
+	return 0;
 }
 
 struct job {
@@ -240,10 +262,15 @@ static void unit_failure(const struct job *j, int st, const char *log, const str
 }
 
 /* Run the compile commands, `jobs` at a time; stop at the first failure. */
-int run_units(struct argv_buf *cmds, char **logs, const char **names, int n, int jobs,
-                     const char *what, const struct cc_limits *lim, const char *tree, const char *tmpdir,
-                     pq_error *err)
+int run_units(struct argv_buf *cmds, char **logs, const char **names, const char *const *cwds, int n, int jobs,
+              const char *what, const struct cc_limits *lim, const char *tree, const char *tmpdir, pq_error *err)
 {
+	for (int i = 0; i < n; i++) {
+		if (av_check(&cmds[i], err) < 0)
+			return -PQ_ENOMEM;
+		if (!logs[i])
+			return pq_fail(err, PQ_ENOMEM, "out of memory");
+	}
 	struct job *running = calloc((size_t)jobs, sizeof *running);
 	if (!running)
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
@@ -254,7 +281,10 @@ int run_units(struct argv_buf *cmds, char **logs, const char **names, int n, int
 			if (running[j].active)
 				continue;
 			struct job *jb = &running[j];
-			if (spawn_logged(&jb->ct, cmds[next].v, logs[next], lim) < 0) {
+			struct cc_limits here = *lim;
+			if (cwds && cwds[next])
+				here.workdir = cwds[next];
+			if (spawn_logged(&jb->ct, cmds[next].v, logs[next], &here) < 0) {
 				failed = next;
 				failed_st = 127 << 8;
 				break;
@@ -297,17 +327,17 @@ int run_units(struct argv_buf *cmds, char **logs, const char **names, int n, int
 		char why[1400], shown[2800];
 		unit_failure(&failed_job, failed_st, logs[failed], lim, tree, tmpdir, why, sizeof why);
 		/* Paths reached through the working directory are shown as they are. */
-		size_t k = 0;
-		for (const char *p = why; *p && k + 1 < sizeof shown;) {
-			if (lim->workdir && strncmp(p, "/proc/self/cwd", 14) == 0) {
-				k += (size_t)snprintf(shown + k, sizeof shown - k, "%s", lim->workdir);
-				p += 14;
-			} else {
-				shown[k++] = *p++;
+		shown[0] = '\0';
+		for (const char *p = why, *cwd; *p; p = cwd + 14) {
+			cwd = lim->workdir ? strstr(p, "/proc/self/cwd") : NULL;
+			if (!cwd) {
+				text_appendf(shown, sizeof shown, "%s", p);
+				break;
 			}
+			text_appendf(shown, sizeof shown, "%.*s%s", (int)(cwd - p), p, lim->workdir);
 		}
-		shown[k < sizeof shown ? k : sizeof shown - 1] = '\0';
-		str_copy(why, sizeof why, shown); /* a message, cut where it must be */
+		if (str_copy(why, sizeof why, shown)) /* a message, cut where it must be: visibly */
+			text_mark_cut(why, sizeof why);
 		return pq_fail(err, PQ_EBUILD, "%s: %s failed: %s", names[failed], what, why);
 	}
 	return 0;

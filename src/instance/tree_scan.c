@@ -4,6 +4,8 @@
 #include "core/grow.h"
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
+#include "core/path_name.h"
+#include "instance/kat_drivers.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 #include <sys/stat.h>
 
@@ -25,20 +28,6 @@ static const char *const skipped_dirs[] = {
 	"examples", "kat", "kats", "test_vectors", "testvectors", "kat_vectors",
 	"output", "build", "doc", "docs", "supporting_documentation", NULL,
 };
-
-/* The official drivers every flavour ships; they define main() and the DRNG object. */
-static const char *const kat_generators[] = {
-	"KAT_SIG.c", "KAT_KEM.c", "KAT_KEX.c", "KAT_CryptHash.c",
-	"PQCgenKAT_sign.c", "PQCgenKAT_kem.c", NULL,
-};
-
-int tree_is_kat_driver(const char *base)
-{
-	for (int i = 0; kat_generators[i]; i++)
-		if (strcmp(base, kat_generators[i]) == 0)
-			return 1;
-	return 0;
-}
 
 const char *tree_api_name(enum tree_api api)
 {
@@ -391,11 +380,11 @@ static int walk(struct scan_state *st, const char *rel, int depth)
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (pq_grow(&names, &cap, (size_t)n + 1, sizeof *names, 64) < 0) {
+		if (pq_grow(&names, &cap, (size_t)n + 1, sizeof *names, 64) < 0 || !(names[n] = strdup(de->d_name))) {
 			r = pq_fail(st->err, PQ_ENOMEM, "out of memory");
 			break;
 		}
-		names[n++] = strdup(de->d_name);
+		n++;
 	}
 	closedir(d);
 	if (r == 0 && n > 1) /* qsort wants a non-NULL array, even for an empty directory */
@@ -459,10 +448,39 @@ static int find_header(const struct tree_scan *ts, const char *base, char *out, 
 	return 0;
 }
 
-static const char *basename_of(const char *rel)
+/*
+ * A header base that is a link to nothing, in the root or an include dir:
+ * its path in the tree into rel and what it points to into target.  Such a
+ * tree is missing a file, which "no api.h" would hide.
+ */
+static int find_dangling_header(const struct tree_scan *ts, const char *base, char *rel, size_t rlen, char *target,
+                                size_t tlen)
 {
-	const char *b = strrchr(rel, '/');
-	return b ? b + 1 : rel;
+	for (int i = -1; i < ts->nincdirs; i++) {
+		const char *dir = i < 0 ? "." : ts->incdirs[i];
+		char p[PATH_MAX];
+		struct stat sb;
+		int r = strcmp(dir, ".") == 0 ? path_fmt(rel, rlen, NULL, "%s", base)
+		                              : path_fmt(rel, rlen, NULL, "%s/%s", dir, base);
+		if (r < 0 || path_fmt(p, sizeof p, NULL, "%s/%s", ts->root, rel) < 0)
+			continue;
+		if (lstat(p, &sb) != 0 || !S_ISLNK(sb.st_mode) || stat(p, &sb) == 0)
+			continue;
+		ssize_t n = readlink(p, target, tlen - 1);
+		target[n > 0 ? n : 0] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/* PQ_EINPUT for a tree without the header base: a dangling link named as one, else why. */
+static int no_header(const struct tree_scan *ts, const char *base, pq_error *err, const char *why)
+{
+	char rel[PATH_MAX], target[PATH_MAX];
+	if (find_dangling_header(ts, base, rel, sizeof rel, target, sizeof target))
+		return pq_fail(err, PQ_EINPUT, "%s/%s: the %s link is dangling: it points to %s, which does not exist",
+		               ts->root, rel, base, target);
+	return pq_fail(err, PQ_EINPUT, "%s: %s", ts->root, why);
 }
 
 static void leave_out(struct tree_file *f, const char *fmt, const char *arg)
@@ -483,6 +501,124 @@ int tree_nist_is_kem(const char *dir, const char *api_text, const char **why)
 	return kem;
 }
 
+/* Whether `text` names the identifier `prefix``name` as a whole word. */
+static int names_word(const char *text, const char *prefix, const char *name)
+{
+	char word[192];
+	if ((size_t)snprintf(word, sizeof word, "%s%s", prefix, name) >= sizeof word)
+		return 0;
+	size_t n = strlen(word);
+	for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+		if ((p == text || !is_ident((unsigned char)p[-1])) && !is_ident((unsigned char)p[n]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Parameters of the first declaration of `prefix``name`(...) in text (comments
+ * stripped), counted by top-level commas; 0 when there is none.
+ */
+static int params_of(const char *text, const char *prefix, const char *name)
+{
+	char word[192];
+	if ((size_t)snprintf(word, sizeof word, "%s%s", prefix, name) >= sizeof word)
+		return 0;
+	size_t n = strlen(word);
+	for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+		if ((p != text && is_ident((unsigned char)p[-1])) || is_ident((unsigned char)p[n]))
+			continue;
+		const char *q = p + n;
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		if (*q != '(')
+			continue;
+		int depth = 0, commas = 0, any = 0;
+		for (q++; *q; q++) {
+			if (*q == '(')
+				depth++;
+			else if (*q == ')' && depth-- == 0)
+				return any ? commas + 1 : 0;
+			else if (*q == ',' && depth == 0)
+				commas++;
+			else if (!isspace((unsigned char)*q))
+				any = 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int tree_nist_sig_decls(const char *text, struct nist_sig_decls *out)
+{
+	memset(out, 0, sizeof *out);
+	char *s = strip_comments(text);
+	if (!s)
+		return -1;
+	/* The prefix is whatever identifier characters run up to the first whole-word crypto_sign_keypair. */
+	const char *key = "crypto_sign_keypair";
+	size_t kl = strlen(key);
+	const char *at = NULL;
+	for (const char *p = strstr(s, key); p && !at; p = strstr(p + 1, key))
+		if (!is_ident((unsigned char)p[kl]))
+			at = p;
+	if (!at) {
+		free(s);
+		return 0;
+	}
+	const char *b = at;
+	while (b > s && is_ident((unsigned char)b[-1]))
+		b--;
+	if ((size_t)(at - b) < sizeof out->prefix)
+		snprintf(out->prefix, sizeof out->prefix, "%.*s", (int)(at - b), b);
+	out->plain = names_word(s, out->prefix, "crypto_sign") && names_word(s, out->prefix, "crypto_sign_open");
+	out->context = names_word(s, out->prefix, "crypto_sign_ctx") && names_word(s, out->prefix, "crypto_sign_open_ctx");
+	if (out->plain && !out->context && params_of(s, out->prefix, "crypto_sign") == 7 &&
+	    params_of(s, out->prefix, "crypto_sign_open") == 7) {
+		out->plain = 0;
+		out->context = out->in_plain = 1;
+	}
+	free(s);
+	return 1;
+}
+
+/*
+ * A header template the build configures into the API header (meson's
+ * configure_file, CMake's configure_file, autoconf): a .h.in file in the
+ * tree's root or include directories that declares or sizes the NIST API.
+ * Its path relative to the tree into out; 0 when there is none.
+ */
+static int find_api_template(const struct tree_scan *ts, char *out, size_t len)
+{
+	for (int i = -1; i < ts->nincdirs; i++) {
+		const char *rel = i < 0 ? "." : ts->incdirs[i];
+		char dir[PATH_MAX];
+		if (path_fmt(dir, sizeof dir, NULL, "%s/%s", ts->root, rel) < 0)
+			continue;
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		int found = 0;
+		while (!found && d && (de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+			if (n < 6 || strcmp(de->d_name + n - 5, ".h.in") != 0)
+				continue;
+			char p[PATH_MAX], *text = NULL;
+			if (path_fmt(p, sizeof p, NULL, "%s/%s", dir, de->d_name) < 0 ||
+			    read_whole_file(p, &text, NULL, 1u << 20, NULL) < 0)
+				continue;
+			found = strstr(text, "crypto_sign_keypair") || strstr(text, "crypto_kem_keypair") ||
+			        strstr(text, "CRYPTO_SECRETKEYBYTES");
+			free(text);
+			if (found && path_fmt(out, len, NULL, "%s%s%s", i < 0 ? "" : rel, i < 0 ? "" : "/", de->d_name) < 0)
+				found = 0;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return 1;
+	}
+	return 0;
+}
+
 /* Decide the flavour and kind from the headers present. */
 static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 {
@@ -494,7 +630,7 @@ static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 	if (want == TREE_API_NGCC && !ngcc)
 		return pq_fail(err, PQ_EINPUT, "%s: --api ngcc but no SIG_AlgorithmInstance.h or KEM_AlgorithmInstance.h", ts->root);
 	if (want == TREE_API_NIST && !api[0])
-		return pq_fail(err, PQ_EINPUT, "%s: --api nist but no api.h", ts->root);
+		return no_header(ts, "api.h", err, "--api nist but no api.h");
 	if (want == TREE_API_NGCC || (want == TREE_API_AUTO && ngcc)) {
 		ts->api = TREE_API_NGCC;
 		ts->kind = sig[0] ? TREE_KIND_SIG : TREE_KIND_KEM;
@@ -503,10 +639,12 @@ static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 		find_header(ts, "drng.h", ts->drng_header, sizeof ts->drng_header);
 		return 0;
 	}
+	if (!api[0] && find_api_template(ts, api, sizeof api))
+		ts->api_configured = 1;
 	if (!api[0])
-		return pq_fail(err, PQ_EINPUT,
-		               "%s: not a submission tree: no SIG_AlgorithmInstance.h, KEM_AlgorithmInstance.h or api.h",
-		               ts->root);
+		return no_header(ts, "api.h", err,
+		                 "not a submission tree: no SIG_AlgorithmInstance.h, KEM_AlgorithmInstance.h or api.h "
+		                 "(nor a .h.in template of one that its build configures)");
 	ts->api = TREE_API_NIST;
 	snprintf(ts->header, sizeof ts->header, "%s", api);
 	char *text = NULL;
@@ -529,6 +667,10 @@ static int detect_api(struct tree_scan *ts, enum tree_api want, pq_error *err)
 	int kem_api = tree_nist_is_kem(dir, s, &why);
 	ts->kind = kem_api ? TREE_KIND_KEM : TREE_KIND_SIG;
 	ts->api_h_declares = strstr(s, kem_api ? "crypto_kem_keypair" : "crypto_sign_keypair") != NULL;
+	if (!kem_api && tree_nist_sig_decls(s, &ts->sig) < 0) {
+		free(s);
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	}
 	free(s);
 	return 0;
 }
@@ -589,10 +731,9 @@ static int classify(struct scan_state *st)
 	int r = 0;
 	for (int i = 0; i < ts->nfiles && r == 0; i++) {
 		struct tree_file *f = &ts->files[i];
-		const char *base = basename_of(f->rel);
-		for (int k = 0; kat_generators[k]; k++)
-			if (strcmp(base, kat_generators[k]) == 0)
-				leave_out(f, "official KAT generator (%s)", base);
+		const char *base = path_base(f->rel);
+		if (kat_driver_is(base))
+			leave_out(f, "official KAT generator (%s)", base);
 		if (!f->keep || f->is_asm)
 			continue;
 		char p[PATH_MAX], *text = NULL;
@@ -638,7 +779,7 @@ static int classify(struct scan_state *st)
 		if (!f->keep)
 			continue;
 		for (int j = 0; j < ninc; j++)
-			if (strcmp(basename_of(f->rel), included[j]) == 0) {
+			if (strcmp(path_base(f->rel), included[j]) == 0) {
 				f->keep = 0;
 				snprintf(f->reason, sizeof f->reason, "only #included by %s", by[j]);
 				break;

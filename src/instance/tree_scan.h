@@ -17,6 +17,24 @@
 enum tree_api { TREE_API_AUTO = 0, TREE_API_NGCC, TREE_API_NIST };
 enum tree_kind { TREE_KIND_SIG = 1, TREE_KIND_KEM = 2 };
 
+/*
+ * The NIST signature functions an API header declares.  Besides the plain
+ * crypto_sign / crypto_sign_open, FIPS 204 / FIPS 205 style headers
+ * declare variants that take a context string (crypto_sign_ctx,
+ * crypto_sign_open_ctx, crypto_sign_signature_ctx, crypto_sign_verify_ctx),
+ * sometimes only those.  Names may carry a namespace prefix
+ * (PQCLEAN_MLDSA44_CLEAN_crypto_sign_keypair); the CRYPTO_* sizes then
+ * carry the same one.  Some FIPS 204 trees (pq-crystals') give
+ * crypto_sign and crypto_sign_open themselves the context arguments
+ * (sm, smlen, m, mlen, ctx, ctxlen, sk): seven parameters, no _ctx names.
+ */
+struct nist_sig_decls {
+	char prefix[96];    /* before crypto_sign_keypair ("" none) */
+	int plain;          /* crypto_sign and crypto_sign_open, five parameters each */
+	int context;        /* context-string functions: crypto_sign_ctx and crypto_sign_open_ctx, or see in_plain */
+	int in_plain;       /* context: crypto_sign and crypto_sign_open themselves take (ctx, ctxlen) before the key */
+};
+
 struct tree_file {
 	char *rel;          /* path relative to the tree root */
 	int keep;           /* 1 = compile */
@@ -34,6 +52,8 @@ struct tree_scan {
 	int defines_drng_object;    /* a kept file defines drng_algorithm */
 	int has_init_random_number; /* kept sources define init_random_number */
 	int api_h_declares;         /* NIST api.h already declares crypto_* prototypes */
+	struct nist_sig_decls sig;  /* NIST signature: the functions api.h declares */
+	int api_configured;         /* no api.h: header is the template the build configures it from (api.h.in) */
 	int nist_in_ngcc;           /* NGCC tree that also ships api.h */
 	struct tree_file *files;
 	int nfiles;
@@ -58,8 +78,6 @@ int tree_scan_dir_within(const char *dir, const char *within, int tree_inside, e
 void tree_scan_free(struct tree_scan *ts);
 
 const char *tree_api_name(enum tree_api api);
-/* Is this file name (no directory) one of the official KAT drivers (KAT_SIG.c, PQCgenKAT_sign.c, ...)? */
-int tree_is_kat_driver(const char *base);
 /*
  * Whether a NIST-API tree is a KEM: the KAT driver it ships says so
  * (PQCgenKAT_kem.c without PQCgenKAT_sign.c in dir, or the other way
@@ -69,6 +87,9 @@ int tree_is_kat_driver(const char *base);
  */
 int tree_nist_is_kem(const char *dir, const char *api_text, const char **why);
 int tree_api_parse(const char *s, enum tree_api *out);
+
+/* What `text` (an API header, comments stripped or not) declares; 0 when it names no crypto_sign_keypair. */
+int tree_nist_sig_decls(const char *text, struct nist_sig_decls *out);
 
 /*
  * Source-text predicates, exposed for the unit tests.  `text` is the whole

@@ -102,7 +102,10 @@ static int check_sig_soundness(struct engine *e)
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	fault_guard_at(-1, fault_guard_op());
-	if (sig_round_run(e, &r) == 0 && r.bloblen > 0) {
+	int rr = sig_round_run(e, &r);
+	if (rr == -PQ_ENOMEM)
+		rc = rr;
+	if (rr == 0 && r.bloblen > 0) {
 		/* Attached NIST sm: flip its first and its last byte (signature or message part). */
 		rc = sig_soundness_flip(e, &r, 0, "one bit flipped");
 		if (rc == 0 && !e->failed && e->nist && r.bloblen > 1)

@@ -22,6 +22,7 @@
 #include "kat/kat_round.h"
 #include "kat/nist_rng.h"
 #include "kat/safe_text.h"
+#include "core/text_buf.h"
 
 /* ---- outcomes ---------------------------------------------- */
 
@@ -32,13 +33,43 @@ void kat_outcome_init(struct kat_outcome *o)
 	o->record = -1;
 }
 
-void kat_outcome_note(struct kat_outcome *o, const char *fmt, ...)
+/*
+ * The outcome is a fixed struct (the child fills it in from its fault
+ * handler too), so its notes are bounded; what does not fit is said, never
+ * dropped unseen: a note cut at KAT_NOTE_LEN ends in "…", and past
+ * KAT_NOTES_MAX the last slot counts the notes not kept.
+ */
+/* buf[len] holds vsnprintf's output that wanted `want` bytes: when cut, it ends in "…" at a character boundary. */
+static void mark_cut(char *buf, size_t len, int want)
 {
-	if (o->nnotes >= KAT_NOTES_MAX)
-		return;
+	if (want >= (int)len)
+		text_mark_cut(buf, len);
+}
+
+void kat_outcome_vreason(struct kat_outcome *o, const char *fmt, va_list ap)
+{
+	mark_cut(o->reason, sizeof o->reason, vsnprintf(o->reason, sizeof o->reason, fmt, ap));
+}
+
+void kat_outcome_reason(struct kat_outcome *o, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(o->notes[o->nnotes++], KAT_NOTE_LEN, fmt, ap);
+	kat_outcome_vreason(o, fmt, ap);
+	va_end(ap);
+}
+
+void kat_outcome_note(struct kat_outcome *o, const char *fmt, ...)
+{
+	if (o->nnotes >= KAT_NOTES_MAX) {
+		o->notes_dropped++;
+		snprintf(o->notes[KAT_NOTES_MAX - 1], KAT_NOTE_LEN, "and %d further notes, not kept", o->notes_dropped + 1);
+		return;
+	}
+	char *n = o->notes[o->nnotes++];
+	va_list ap;
+	va_start(ap, fmt);
+	mark_cut(n, KAT_NOTE_LEN, vsnprintf(n, KAT_NOTE_LEN, fmt, ap));
 	va_end(ap);
 }
 
@@ -54,7 +85,7 @@ static void sb_line(struct sbuf *s, const char *key, const char *val)
 
 int kat_outcome_write_fd(int fd, const struct kat_outcome *o)
 {
-	char buf[4096], num[32];
+	char buf[KAT_NOTES_MAX * KAT_NOTE_LEN + 2048], num[32];
 	struct sbuf s = {buf, 0, sizeof buf};
 	struct sbuf ns = {num, 0, sizeof num};
 	buf[0] = '\0';
@@ -116,7 +147,7 @@ int kat_outcome_parse(const char *buf, size_t len, struct kat_outcome *o, pq_err
 		} else if (KEY("records_done")) {
 			o->records_done = (size_t)strtoull(val, NULL, 10);
 		} else if (KEY("reason")) {
-			snprintf(o->reason, sizeof o->reason, "%s", val);
+			kat_outcome_reason(o, "%s", val);
 		} else if (KEY("note")) {
 			kat_outcome_note(o, "%s", val);
 		} else {
@@ -191,7 +222,7 @@ int kat_engine_run(const struct pqprof_instance *inst, const struct kat_engine_o
 	const char *bad = descriptor_problem(inst);
 	if (bad) {
 		out->verdict = KAT_LOADFAIL;
-		snprintf(out->reason, sizeof out->reason, "instance descriptor: %s", bad);
+		kat_outcome_reason(out, "instance descriptor: %s", bad);
 		return 0;
 	}
 	struct engine e = {.inst = inst, .nist = inst->api == PQPROF_API_NIST, .out = out};
@@ -199,8 +230,7 @@ int kat_engine_run(const struct pqprof_instance *inst, const struct kat_engine_o
 	if (e.sz.pk > KAT_SIZE_SANITY_MAX || e.sz.sk > KAT_SIZE_SANITY_MAX || e.sz.sig > KAT_SIZE_SANITY_MAX ||
 	    e.sz.ct > KAT_SIZE_SANITY_MAX || e.sz.ss > KAT_SIZE_SANITY_MAX) {
 		out->verdict = KAT_LOADFAIL;
-		snprintf(out->reason, sizeof out->reason,
-		         "instance declares absurd sizes (pk %llu, sk %llu, sig %llu, ct %llu, ss %llu)",
+		kat_outcome_reason(out, "instance declares absurd sizes (pk %llu, sk %llu, sig %llu, ct %llu, ss %llu)",
 		         e.sz.pk, e.sz.sk, e.sz.sig, e.sz.ct, e.sz.ss);
 		return 0;
 	}

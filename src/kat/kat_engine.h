@@ -24,6 +24,7 @@
 #ifndef PQ_KAT_ENGINE_H
 #define PQ_KAT_ENGINE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "core/pq_error.h"
@@ -33,7 +34,7 @@
 #include "kat/manifest.h"
 
 #define KAT_NOTES_MAX 8
-#define KAT_NOTE_LEN 200
+#define KAT_NOTE_LEN 600  /* room for a note naming a vector file by its full path */
 
 struct kat_outcome {
 	enum kat_verdict verdict;
@@ -43,10 +44,14 @@ struct kat_outcome {
 	size_t records_done;          /* records fully produced */
 	int nnotes;
 	char notes[KAT_NOTES_MAX][KAT_NOTE_LEN]; /* API deviations, one line each */
+	int notes_dropped;                       /* past KAT_NOTES_MAX: the last note counts them */
 };
 
 void kat_outcome_init(struct kat_outcome *o);
-/* Append a note (silently dropped past KAT_NOTES_MAX). */
+/* Set the one-line reason; a reason longer than the field ends in "…". */
+void kat_outcome_reason(struct kat_outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kat_outcome_vreason(struct kat_outcome *o, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Append a note: cut with "…" at KAT_NOTE_LEN; past KAT_NOTES_MAX the last note says how many were not kept. */
 void kat_outcome_note(struct kat_outcome *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -16,6 +16,7 @@
 
 #include "core/atomic_file.h"
 #include "core/digest.h"
+#include "core/path_name.h"
 
 enum field_type { FT_INT, FT_LEN, FT_HEX };  /* FT_LEN: decimal, may be blank */
 
@@ -157,8 +158,7 @@ static enum kat_flavour flavour_from_name(const char *path)
 {
 	if (!path)
 		return KAT_FLAVOUR_UNKNOWN;
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	const char *base = path_base(path);
 	if (strncmp(base, "PQCsignKAT", 10) == 0)
 		return KAT_NIST_SIG;
 	if (strncmp(base, "PQCkemKAT", 9) == 0)

@@ -45,6 +45,19 @@ static int draw_seed(struct draws *d, uint8_t *seed)
 	               : sm3_drng_generate_bits(&d->seed_drng, seed, KAT_NGCC_SEED_LEN * 8);
 }
 
+int kat_flow_first_seed(int nist, uint8_t *out, size_t *len)
+{
+	struct draws d;
+	int rc = draws_init(&d, nist);
+	if (rc == 0)
+		rc = draw_seed(&d, out);
+	*len = rc == 0 ? (nist ? KAT_NIST_SEED_LEN : KAT_NGCC_SEED_LEN) : 0;
+	ctr_drbg_wipe(&d.master);
+	sm3_drng_wipe(&d.seed_drng);
+	sm3_drng_wipe(&d.msg_drng);
+	return rc;
+}
+
 static int draw_msg(struct draws *d, uint8_t *m, size_t mlen)
 {
 	return d->nist ? ctr_drbg_generate(&d->master, m, mlen)
@@ -139,11 +152,14 @@ int kat_flow_run_records(struct engine *e, size_t nrec, struct kat_file *f)
 				rc = rc > 0 ? 0 : rc;
 				break;
 			}
-			if (sig_round_run(e, &r) == 0) {
+			int rr = sig_round_run(e, &r);
+			if (rr == 0) {
 				rec = kat_file_add_record(f);
 				rc = rec ? sig_record(e, rec, i, seed, &r) : -PQ_ENOMEM;
 				if (rc == 0)
 					e->out->records_done++;
+			} else if (rr == -PQ_ENOMEM) {
+				rc = rr;
 			}
 			sig_round_free(&r);
 		} else {

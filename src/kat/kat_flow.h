@@ -17,4 +17,12 @@
 /* nrec records into f; stops at the first failure (recorded); <0 on harness errors. */
 int kat_flow_run_records(struct engine *e, size_t nrec, struct kat_file *f);
 
+/*
+ * The seed of record 0 of the NIST (nist = 1, 48 bytes) or NGCC (64 bytes)
+ * flow, into out (room for 64); *len gets its length.  Every file either
+ * generator writes starts with it, whatever the scheme.  0, or negative
+ * when libcrypto fails.
+ */
+int kat_flow_first_seed(int nist, uint8_t *out, size_t *len);
+
 #endif

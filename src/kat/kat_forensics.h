@@ -51,8 +51,10 @@ int kat_forensics_lengths_fit(const struct kat_file *expected, const struct kat_
 
 /*
  * "2–7", "0, 1, 8, 9": a sorted list of record numbers as ranges (runs of
- * three or more joined with an en dash).  Returns buf.
+ * three or more joined with an en dash).  Returns buf.  Too many ranges
+ * for buf: those that fit whole, then RANGES_MORE.
  */
+#define RANGES_MORE ", \u2026"
 char *kat_forensics_ranges(const long *recs, size_t n, char *buf, size_t len);
 
 /* The footnote when only a manifest digest is at hand. */

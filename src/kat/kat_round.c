@@ -19,7 +19,7 @@ void kat_fail(struct engine *e, enum kat_verdict v, const char *field, const cha
 	snprintf(e->out->field, sizeof e->out->field, "%s", field ? field : "");
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->out->reason, sizeof e->out->reason, fmt, ap);
+	kat_outcome_vreason(e->out, fmt, ap);
 	va_end(ap);
 }
 
@@ -176,10 +176,8 @@ int sig_round_run(struct engine *e, struct sig_round *r)
 		r->sklen = e->sz.sk;
 	}
 	uint8_t *mcopy = malloc(r->mlen ? (size_t)r->mlen : 1);
-	if (!mcopy) {
-		kat_fail(e, KAT_CRYPTOFAIL, NULL, "out of memory");
-		return -1;
-	}
+	if (!mcopy)
+		return -PQ_ENOMEM; /* the engine's own failure, no verdict on the scheme */
 	if (r->mlen)
 		memcpy(mcopy, b[SB_M].data, (size_t)r->mlen);
 	kat_enter(fault_guard_record(), "sign");

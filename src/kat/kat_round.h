@@ -54,7 +54,7 @@ struct sig_round {
 /* 0, 1 when the descriptor is unusable (failure recorded), -PQ_ENOMEM. */
 int sig_round_alloc(struct engine *e, struct sig_round *r, const uint8_t *m, size_t mlen);
 void sig_round_free(struct sig_round *r);
-/* keygen, sign, verify; 0 ok, -1 failure recorded. */
+/* keygen, sign, verify; 0 ok, -1 failure recorded, -PQ_ENOMEM (the engine's own; nothing recorded). */
 int sig_round_run(struct engine *e, struct sig_round *r);
 /* verify and, for NIST, the opened message; returns the scheme's answer. */
 int sig_round_verify(struct engine *e, struct sig_round *r, const uint8_t *blob, pq_u64 bloblen,

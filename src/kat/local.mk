@@ -6,6 +6,7 @@ libpqprof_a_SOURCES += \
 	src/kat/nist_rng.c src/kat/nist_rng.h \
 	src/kat/sm3_drng.c src/kat/sm3_drng.h \
 	src/kat/kat_file.c src/kat/kat_file.h \
+	src/kat/kat_locate.c src/kat/kat_locate.h \
 	src/kat/manifest.c src/kat/manifest.h \
 	src/kat/safe_text.c src/kat/safe_text.h \
 	src/kat/guarded_buf.c src/kat/guarded_buf.h \

@@ -38,15 +38,16 @@ void leak_chart_svg(FILE *out, const json_t *rec)
 	size_t i, k;
 	json_t *pr, *p;
 	json_array_foreach(pairs, i, pr) {
-		json_array_foreach(json_object_get(pr, "trace"), k, p) {
-			double n = (double)json_integer_value(json_object_get(p, "n"));
-			if (n > 0 && n < nmin)
-				nmin = n;
-			if (n > nmax)
-				nmax = n;
-			if (point_max(p) > tmax)
-				tmax = point_max(p);
-		}
+		for (int ctl = 0; ctl < 2; ctl++)
+			json_array_foreach(json_object_get(ctl ? json_object_get(pr, "control") : pr, "trace"), k, p) {
+				double n = (double)json_integer_value(json_object_get(p, "n"));
+				if (n > 0 && n < nmin)
+					nmin = n;
+				if (n > nmax)
+					nmax = n;
+				if (point_max(p) > tmax)
+					tmax = point_max(p);
+			}
 	}
 	if (!(nmax > 0)) {
 		nmin = 100;
@@ -87,6 +88,18 @@ void leak_chart_svg(FILE *out, const json_t *rec)
 	        LEAK_T_THRESHOLD);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">measurements (log scale)</text>\n",
 	        ML + pw / 2, MT + ph + 32);
+	/* The A/A controls first, grey and dashed, under the pairs they stand beside. */
+	json_array_foreach(pairs, i, pr) {
+		fputs("<polyline fill=\"none\" stroke=\"#999\" stroke-width=\"1\" stroke-dasharray=\"3,3\" points=\"", out);
+		json_array_foreach(json_object_get(json_object_get(pr, "control"), "trace"), k, p) {
+			double n = (double)json_integer_value(json_object_get(p, "n"));
+			if (n > 0)
+				fprintf(out, "%.1f,%.1f ", X(n), Y(point_max(p)));
+		}
+		fputs("\"/>\n", out);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#777\">dashed grey: A/A controls (random vs random)</text>\n",
+	        ML + 8, MT + 12);
 	json_array_foreach(pairs, i, pr) {
 		const char *col = colours[i % (sizeof colours / sizeof colours[0])];
 		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" points=\"", col);

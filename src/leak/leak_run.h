@@ -2,11 +2,14 @@
  * leak_run: the parent side of `pqprof leak`.  For one operation of an
  * instance, runs each selected pair of input classes in its own runner
  * child (job "leak"), sharing the operation's time budget between them,
- * judges each pair's t trace with its contention evidence, and writes a
- * pqprof.leak/1 record: per pair the verdict in words, what was compared,
- * the counter, the contention, the crop thresholds and the whole t trace;
- * and the operation's verdict, the worst of its pairs (leak likely, then
- * inconclusive, then no leak detected).  The schema is in doc/records.md.
+ * judges each pair's t trace with its A/A control, its effect against the
+ * practical floor and its contention evidence, and writes a pqprof.leak/1
+ * record: per pair the verdict in words, the effect with its interval,
+ * the floor, what was compared, the counter, the contention, the crop
+ * thresholds, the whole t trace and the control's; and the operation's
+ * verdict, the worst of its pairs (leak likely, then inconclusive, then
+ * no leak above the floor, then no leak detected).  The schema is in
+ * doc/records.md.
  */
 #ifndef PQ_LEAK_RUN_H
 #define PQ_LEAK_RUN_H
@@ -32,6 +35,7 @@ struct leak_config {
 	int cpu;                   /* -1: no pinning */
 	double timeout_s;          /* per child; 0 = twice the budget plus 120 s */
 	uint64_t seed;             /* interleaving seed, 0 = fresh per child */
+	const struct leak_floor *floor;  /* practical floor, NULL = the default (1 unit or 0.05% of the mean) */
 	const char *command;       /* for the record */
 	json_t *instance;          /* descriptor (borrowed) */
 	json_t *environment;       /* borrowed, or NULL */

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void leak_welch_add(struct leak_welch *w, int cls, double x)
@@ -33,6 +34,49 @@ double leak_welch_resolution(const struct leak_welch *w)
 		return 0;
 	double v0 = w->m2[0] / (w->n[0] - 1), v1 = w->m2[1] / (w->n[1] - 1);
 	return LEAK_T_THRESHOLD * sqrt(v0 / w->n[0] + v1 / w->n[1]);
+}
+
+struct leak_effect leak_welch_effect(const struct leak_welch *w)
+{
+	struct leak_effect e = { 0, 0 };
+	if (w->n[0] < LEAK_MIN_PER_CLASS || w->n[1] < LEAK_MIN_PER_CLASS)
+		return e;
+	double v0 = w->m2[0] / (w->n[0] - 1), v1 = w->m2[1] / (w->n[1] - 1);
+	e.diff = w->mean[0] - w->mean[1];
+	e.se = sqrt(v0 / w->n[0] + v1 / w->n[1]);
+	return e;
+}
+
+double leak_floor_at(const struct leak_floor *f, double mean)
+{
+	double share = f->share * fabs(mean);
+	return share > f->units ? share : f->units;
+}
+
+int leak_floor_parse(const char *spec, struct leak_floor *f, char *bad, size_t badlen)
+{
+	struct leak_floor out = *f;
+	const char *p = spec;
+	do {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char part[64], *stop = NULL;
+		snprintf(part, sizeof part, "%.*s", (int)(len < sizeof part ? len : sizeof part - 1), p);
+		double v = strtod(part, &stop);
+		int pct = stop && *stop == '%' && stop[1] == '\0';
+		if (len == 0 || len >= sizeof part || stop == part || (!pct && *stop) || !isfinite(v) || v < 0 ||
+		    (pct && v >= 100)) {
+			snprintf(bad, badlen, "%.*s", (int)len, p);
+			return -1;
+		}
+		if (pct)
+			out.share = v / 100;
+		else
+			out.units = v;
+		p = end ? end + 1 : NULL;
+	} while (p);
+	*f = out;
+	return 0;
 }
 
 int leak_default_crops(double *pcts, int max)
@@ -102,6 +146,26 @@ double leak_tests_resolution(const struct leak_tests *lt, int i)
 	return 0;
 }
 
+struct leak_effect leak_tests_effect(const struct leak_tests *lt, int i)
+{
+	if (i == 0)
+		return leak_welch_effect(&lt->raw);
+	if (i >= 1 && i <= lt->ncrops)
+		return leak_welch_effect(&lt->crop[i - 1]);
+	struct leak_effect e = { 0, 0 };
+	const struct leak_welch *w = &lt->second;
+	if (i != lt->ncrops + 1 || w->n[0] < LEAK_MIN_PER_CLASS || w->n[1] < LEAK_MIN_PER_CLASS)
+		return e;
+	/* Mean squares to RMS deviations; the standard error by the delta method. */
+	struct leak_effect sq = leak_welch_effect(w);
+	double r0 = sqrt(w->mean[0] > 0 ? w->mean[0] : 0), r1 = sqrt(w->mean[1] > 0 ? w->mean[1] : 0);
+	double s0 = r0 > 0 ? sqrt(w->m2[0] / (w->n[0] - 1) / w->n[0]) / (2 * r0) : 0;
+	double s1 = r1 > 0 ? sqrt(w->m2[1] / (w->n[1] - 1) / w->n[1]) / (2 * r1) : 0;
+	e.diff = r0 - r1;
+	e.se = sq.se > 0 ? sqrt(s0 * s0 + s1 * s1) : 0;
+	return e;
+}
+
 void leak_test_name(const struct leak_tests *lt, int i, char *buf, size_t len)
 {
 	if (i == 0)
@@ -117,6 +181,7 @@ const char *leak_verdict_name(enum leak_verdict v)
 	switch (v) {
 	case LEAK_LIKELY: return "leak likely";
 	case LEAK_INCONCLUSIVE: return "inconclusive";
+	case LEAK_BELOW_FLOOR: return "no leak above the floor";
 	default: return "no leak detected";
 	}
 }
@@ -131,17 +196,75 @@ void leak_contention_text(const struct leak_contention *c, char *buf, size_t len
 	         c->ncpu);
 }
 
-/* Index of the first point from which |t| of test i stays above the threshold. */
-static size_t persist_from(const struct leak_point *pts, size_t npts, int i)
+/* Index of the first point from which |t| of test i stays above thr. */
+static size_t persist_from(const struct leak_point *pts, size_t npts, int i, double thr)
 {
 	size_t k = npts;
-	while (k > 0 && fabs(pts[k - 1].t[i]) > LEAK_T_THRESHOLD)
+	while (k > 0 && fabs(pts[k - 1].t[i]) > thr)
 		k--;
 	return k;
 }
 
+/* Where the 95% interval of an effect lies against the floor. */
+enum floor_side { FLOOR_BEYOND, FLOOR_WITHIN, FLOOR_STRADDLES };
+
+static void interval(const struct leak_practical *pr, int i, double *d, double *lo, double *hi)
+{
+	struct leak_effect e = pr && pr->effects ? pr->effects[i] : (struct leak_effect){ 0, 0 };
+	*d = e.diff;
+	*lo = e.diff - LEAK_Z95 * e.se;
+	*hi = e.diff + LEAK_Z95 * e.se;
+}
+
+static enum floor_side floor_side(const struct leak_practical *pr, int i)
+{
+	if (!pr || !pr->effects)
+		return FLOOR_BEYOND;
+	double d, lo, hi;
+	interval(pr, i, &d, &lo, &hi);
+	if (lo > pr->floor || hi < -pr->floor)
+		return FLOOR_BEYOND;
+	if (lo >= -pr->floor && hi <= pr->floor)
+		return FLOOR_WITHIN;
+	return FLOOR_STRADDLES;
+}
+
+static void set_effect(struct leak_judgement *out, const struct leak_practical *pr, int i)
+{
+	out->effect_test = i;
+	if (i >= 0)
+		interval(pr, i, &out->effect, &out->effect_lo, &out->effect_hi);
+}
+
+/*
+ * The significant tests: |t| above thr at every point of the second half
+ * (two points at least).  Of those, the one of largest final |t| on each
+ * side of the floor goes to pick[side]; returns how many were significant.
+ */
+static int significant(const struct leak_point *pts, size_t npts, int ntests, double thr,
+                       const struct leak_practical *pr, int pick[3])
+{
+	const struct leak_point *last = &pts[npts - 1];
+	size_t half = 0;
+	while (half < npts && pts[half].n * 2 < last->n)
+		half++;
+	int count = 0;
+	pick[0] = pick[1] = pick[2] = -1;
+	for (int i = 0; i < ntests; i++) {
+		size_t from = persist_from(pts, npts, i, thr);
+		if (!(from <= half && npts - from >= 2))
+			continue;
+		count++;
+		enum floor_side s = floor_side(pr, i);
+		if (pick[s] < 0 || fabs(last->t[i]) > fabs(last->t[pick[s]]))
+			pick[s] = i;
+	}
+	return count;
+}
+
 void leak_judge(const struct leak_point *pts, size_t npts, int ntests, const char *const *names,
-                const struct leak_contention *c, const struct leak_judge_opts *o, struct leak_judgement *out)
+                const struct leak_contention *c, const struct leak_judge_opts *o, const struct leak_practical *pr,
+                struct leak_judgement *out)
 {
 	struct leak_judge_opts def = { .min_measurements = 2000, .min_cpu_share = 0.1, .max_dropped_share = 0.25,
 	                               .max_resolution_share = 0.01 };
@@ -149,8 +272,13 @@ void leak_judge(const struct leak_point *pts, size_t npts, int ntests, const cha
 		o = &def;
 	memset(out, 0, sizeof *out);
 	out->test = -1;
+	out->effect_test = -1;
 	if (ntests > LEAK_MAX_TESTS)
 		ntests = LEAK_MAX_TESTS;
+	double thr = LEAK_T_THRESHOLD;
+	if (pr && pr->control_max_t > thr)
+		thr = pr->control_max_t;
+	out->threshold = thr;
 	const struct leak_point *last = npts ? &pts[npts - 1] : NULL;
 	out->n = last ? last->n : 0;
 	int best = -1;
@@ -161,22 +289,32 @@ void leak_judge(const struct leak_point *pts, size_t npts, int ntests, const cha
 			best = i;
 		}
 	}
-	/* A leak: the strongest test stayed above the threshold over the second half. */
-	int persistent = 0;
-	if (best >= 0 && out->max_t > LEAK_T_THRESHOLD) {
-		size_t from = persist_from(pts, npts, best);
-		size_t half = 0;
-		while (half < npts && pts[half].n * 2 < out->n)
-			half++;
-		persistent = from <= half && npts - from >= 2;
-		if (persistent) {
+	set_effect(out, pr, best);
+	const char *unit = pr && pr->unit ? pr->unit : "units";
+	int pick[3];
+	if (last && significant(pts, npts, ntests, thr, pr, pick) > 0) {
+		int i = pick[FLOOR_BEYOND] >= 0 ? pick[FLOOR_BEYOND] : pick[FLOOR_STRADDLES] >= 0 ? pick[FLOOR_STRADDLES]
+		        : pick[FLOOR_WITHIN];
+		out->test = i;
+		out->at_n = pts[persist_from(pts, npts, i, thr)].n;
+		set_effect(out, pr, i);
+		const char *nm = names ? names[i] : "?";
+		if (i == pick[FLOOR_BEYOND]) {
 			out->verdict = LEAK_LIKELY;
-			out->test = best;
-			out->at_n = pts[from].n;
-			snprintf(out->text, sizeof out->text, "leak likely (|t| > %.1f, at %llu measurements, crop %s)",
-			         LEAK_T_THRESHOLD, (unsigned long long)out->at_n, names ? names[best] : "?");
-			return;
+			snprintf(out->text, sizeof out->text, "leak likely (|t| > %.1f, at %llu measurements, crop %s)", thr,
+			         (unsigned long long)out->at_n, nm);
+		} else if (i == pick[FLOOR_STRADDLES]) {
+			out->verdict = LEAK_INCONCLUSIVE;
+			snprintf(out->text, sizeof out->text, "inconclusive (|t| > %.1f from %llu measurements, crop %s, but "
+			         "the difference may lie on either side of the floor of %.3g %s)", thr,
+			         (unsigned long long)out->at_n, nm, pr->floor, unit);
+		} else {
+			out->verdict = LEAK_BELOW_FLOOR;
+			snprintf(out->text, sizeof out->text, "no leak above the floor (|t| > %.1f from %llu measurements, "
+			         "crop %s, but the whole difference lies within the floor of %.3g %s)", thr,
+			         (unsigned long long)out->at_n, nm, pr->floor, unit);
 		}
+		return;
 	}
 	char why[320] = "";
 	/* Any crossing that did not last. */
@@ -184,7 +322,7 @@ void leak_judge(const struct leak_point *pts, size_t npts, int ntests, const cha
 	uint64_t crossed_n = 0;
 	for (size_t k = 0; k < npts; k++)
 		for (int i = 0; i < ntests; i++)
-			if (fabs(pts[k].t[i]) > LEAK_T_THRESHOLD && fabs(pts[k].t[i]) > crossed) {
+			if (fabs(pts[k].t[i]) > thr && fabs(pts[k].t[i]) > crossed) {
 				crossed = fabs(pts[k].t[i]);
 				crossed_n = pts[k].n;
 			}
@@ -197,7 +335,7 @@ void leak_judge(const struct leak_point *pts, size_t npts, int ntests, const cha
 	}
 	if (crossed > 0)
 		snprintf(why, sizeof why, "|t| reached %.1f at %llu measurements but did not stay above %.1f", crossed,
-		         (unsigned long long)crossed_n, LEAK_T_THRESHOLD);
+		         (unsigned long long)crossed_n, thr);
 	else if (c && c->wall_s > 0 && c->cpu_s / c->wall_s < o->min_cpu_share)
 		snprintf(why, sizeof why, "the measuring process had the CPU %.0f%% of the time (at least %.0f%% needed)",
 		         100.0 * c->cpu_s / c->wall_s, 100.0 * o->min_cpu_share);

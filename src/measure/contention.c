@@ -1,13 +1,14 @@
 /* contention: per-trial evidence of sharing the CPU; see contention.h. */
 #include "config.h"
 #include "measure/contention.h"
+#include "core/clock.h"
+#include "core/text_buf.h"
 
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Steal ticks (8th value) of the "cpu" line and of "cpuN" from /proc/stat. */
@@ -50,9 +51,7 @@ void contention_snap_take(struct contention_snap *s)
 		s->cpu_s = -1;
 		s->nivcsw = s->nvcsw = -1;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->wall_s = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	s->wall_s = mono_s();
 }
 
 json_t *contention_evidence(const struct contention_snap *a, const struct contention_snap *b)
@@ -82,26 +81,26 @@ json_t *contention_evidence(const struct contention_snap *a, const struct conten
 
 int contention_judge(const json_t *ev, char *why, size_t len)
 {
+	/* Three short figures: 256 bytes always hold them, the text cannot be cut. */
 	char buf[256] = "";
-	size_t n = 0;
 	int flagged = 0;
 	json_t *cw = json_object_get(ev, "cpu_wall");
 	if (json_is_number(cw) && json_number_value(cw) < CONTENTION_MIN_CPU_WALL) {
-		n += (size_t)snprintf(buf + n, sizeof buf - n, "%scpu/wall %.2f", n ? "; " : "", json_number_value(cw));
+		text_appendf(buf, sizeof buf, "%scpu/wall %.2f", buf[0] ? "; " : "", json_number_value(cw));
 		flagged = 1;
 	}
 	json_t *iv = json_object_get(ev, "involuntary_switches");
 	double wall = json_number_value(json_object_get(ev, "wall_s"));
 	if (json_is_integer(iv) && wall > 0) {
 		double rate = (double)json_integer_value(iv) / wall;
-		if (json_integer_value(iv) >= CONTENTION_MIN_NIVCSW && rate > CONTENTION_MAX_NIVCSW_PER_S && n < sizeof buf) {
-			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%.0f involuntary switches/s", n ? "; " : "", rate);
+		if (json_integer_value(iv) >= CONTENTION_MIN_NIVCSW && rate > CONTENTION_MAX_NIVCSW_PER_S) {
+			text_appendf(buf, sizeof buf, "%s%.0f involuntary switches/s", buf[0] ? "; " : "", rate);
 			flagged = 1;
 		}
 	}
 	json_t *st = json_object_get(ev, "steal_s");
-	if (json_is_number(st) && json_number_value(st) > 0 && n < sizeof buf) {
-		n += (size_t)snprintf(buf + n, sizeof buf - n, "%ssteal %.2f s", n ? "; " : "", json_number_value(st));
+	if (json_is_number(st) && json_number_value(st) > 0) {
+		text_appendf(buf, sizeof buf, "%ssteal %.2f s", buf[0] ? "; " : "", json_number_value(st));
 		flagged = 1;
 	}
 	if (why && len)

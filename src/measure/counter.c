@@ -4,6 +4,7 @@
  * header; this file opens, probes, describes and closes.
  */
 #include "config.h"
+#include "core/text_buf.h"
 #include "measure/counter.h"
 #include "core/atomic_file.h"
 #include "measure/stats.h"
@@ -465,15 +466,11 @@ static void reset_state(counter_set *cs)
 
 static int fail_with_reasons(const counter_set *cs, const char *what, pq_error *err)
 {
+	/* No longer than the message itself: reasons that do not fit end it in "…" (pq_fail). */
 	char all[sizeof err->msg];
-	size_t used = 0;
 	all[0] = '\0';
-	for (int i = 0; i < cs->nreasons && used < sizeof all; i++) {
-		int w = snprintf(all + used, sizeof all - used, "%s%s", i ? "; " : "", cs->reasons[i]);
-		if (w < 0)
-			break;
-		used += (size_t)w;
-	}
+	for (int i = 0; i < cs->nreasons; i++)
+		text_appendf(all, sizeof all, "%s%s", i ? "; " : "", cs->reasons[i]);
 	return pq_fail(err, PQ_EPERF, "%s: %s", what, all);
 }
 
@@ -555,11 +552,10 @@ void counter_set_describe(const counter_set *cs, char *buf, size_t len)
 		return;
 	}
 	if (cs->kind == COUNTER_PERF_RDPMC || cs->kind == COUNTER_PERF_READ) {
-		size_t used = (size_t)snprintf(buf, len, "%s (", counter_set_backend_name(cs));
-		for (int i = 0; i < cs->nevents && used < len; i++)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", cs->event_names[i]);
-		if (used < len)
-			snprintf(buf + used, len - used, "; user space, this thread)");
+		snprintf(buf, len, "%s (", counter_set_backend_name(cs));
+		for (int i = 0; i < cs->nevents; i++)
+			text_appendf(buf, len, "%s%s", i ? "," : "", cs->event_names[i]);
+		text_appendf(buf, len, "; user space, this thread)");
 		return;
 	}
 	snprintf(buf, len, "%s (%s)", counter_set_backend_name(cs), counter_set_unit(cs));

@@ -5,9 +5,13 @@
 #include "config.h"
 #include "measure/env.h"
 #include "core/atomic_file.h"
+#include "core/clock.h"
 #include "measure/counter.h"
 #include "core/fixed_str.h"
+#include "core/units.h"
 #include "core/contain.h"
+#include "core/jpath.h"
+#include "core/text_buf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,11 +112,9 @@ static void utc_now(char *buf, size_t len)
 
 /* ---- running "<tool> --version" without a shell ---- */
 
-static long elapsed_ms(const struct timespec *t0)
+static long elapsed_ms(double t0)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+	return (long)((mono_s() - t0) * 1000);
 }
 
 static void child_exec(char **argv, int out_fd)
@@ -128,7 +130,7 @@ static void child_exec(char **argv, int out_fd)
 }
 
 /* Read a child's stdout until EOF, a full buffer or the timeout. */
-static size_t drain(int fd, char *out, size_t cap, const struct timespec *t0)
+static size_t drain(int fd, char *out, size_t cap, double t0)
 {
 	size_t used = 0;
 	while (used + 1 < cap) {
@@ -180,13 +182,12 @@ static int tool_version(const char *cmd, char *buf, size_t len)
 		child_exec(argv, p[1]);
 	close(p[1]);
 	char out[4096];
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	drain(p[0], out, sizeof out, &t0);
+	double t0 = mono_s();
+	drain(p[0], out, sizeof out, t0);
 	close(p[0]);
 	int status = 0;
 	pid_t w;
-	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && elapsed_ms(&t0) < VERSION_TIMEOUT_MS) {
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && elapsed_ms(t0) < VERSION_TIMEOUT_MS) {
 		struct timespec d = { 0, 5 * 1000 * 1000 };
 		nanosleep(&d, NULL);
 	}
@@ -208,7 +209,6 @@ static int tool_version(const char *cmd, char *buf, size_t len)
 
 static void format_cpu_list(const cpu_set_t *set, char *buf, size_t len, int *count, int *only)
 {
-	size_t used = 0;
 	*count = 0;
 	*only = -1;
 	buf[0] = '\0';
@@ -220,12 +220,13 @@ static void format_cpu_list(const cpu_set_t *set, char *buf, size_t len, int *co
 			e++;
 		*count += e - c + 1;
 		*only = c;
-		if (used < len) {
-			int w = e == c ? snprintf(buf + used, len - used, "%s%d", used ? "," : "", c)
-			               : snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, e);
-			if (w > 0)
-				used += (size_t)w;
-		}
+		/* Whole ranges only: a list longer than buf ends in ",…". */
+		char one[32];
+		if (e == c)
+			snprintf(one, sizeof one, "%d", c);
+		else
+			snprintf(one, sizeof one, "%d-%d", c, e);
+		text_add_item(buf, len, ",", one, ",\u2026");
 		c = e;
 	}
 	if (*count != 1)
@@ -305,7 +306,7 @@ static void capture_system(env_info *env)
 		kib = strtol(buf, NULL, 10);
 	env->memory_mib = kib > 0 ? kib / 1024 : -1;
 	if (env->memory_mib >= 0)
-		snprintf(env->memory, ENV_STR, "%ld MiB", env->memory_mib);
+		fmt_bytes_binary(env->memory, ENV_STR, (double)kib * 1024);
 	else
 		set_str(env->memory, UNKNOWN);
 
@@ -506,12 +507,6 @@ json_t *env_to_json(const env_info *env)
 	return o;
 }
 
-static long json_int_or(const json_t *o, const char *key, long otherwise)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? (long)json_integer_value(v) : otherwise;
-}
-
 int env_from_json(const json_t *obj, env_info *env, pq_error *err)
 {
 	if (!json_is_object(obj))
@@ -521,10 +516,10 @@ int env_from_json(const json_t *obj, env_info *env, pq_error *err)
 		const json_t *v = json_object_get(obj, str_fields[i].key);
 		set_str((char *)env + str_fields[i].off, json_is_string(v) ? json_string_value(v) : UNKNOWN);
 	}
-	env->cpu = (int)json_int_or(obj, "cpu", -1);
-	env->max_clock_khz = json_int_or(obj, "max_clock_khz", -1);
-	env->memory_mib = json_int_or(obj, "memory_mib", -1);
-	env->perf_event_paranoid = (int)json_int_or(obj, "perf_event_paranoid", ENV_PARANOID_UNKNOWN);
+	env->cpu = (int)jp_int(obj, "cpu", -1);
+	env->max_clock_khz = (long)jp_int(obj, "max_clock_khz", -1);
+	env->memory_mib = (long)jp_int(obj, "memory_mib", -1);
+	env->perf_event_paranoid = (int)jp_int(obj, "perf_event_paranoid", ENV_PARANOID_UNKNOWN);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /*
- * paired_stats: two-level (process, round) estimates, the repetition
- * planner and the A/A verdict rule of a paired in-process flag study; see
- * paired_stats.h.  No allocation, no I/O: every figure is recomputed from
+ * paired_stats: two-level (process, round) estimates and the repetition
+ * planner of a paired in-process flag study; see paired_stats.h (its
+ * verdicts: verdict.h).  No allocation, no I/O: every figure is recomputed from
  * the caller's arrays in a fixed order, so the same data give the same
  * bits.
  */
@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "measure/stats.h"
+#include "measure/verdict.h"
 
 /* Far more processes than any study runs: beyond this a plan is refused. */
 #define MAX_PROCESSES ((size_t)1 << 40)
@@ -90,7 +91,7 @@ static void estimate_from(const struct paired_series *a, const struct paired_ser
 	out->lo = exp(grand - t * out->se_log);
 	out->hi = exp(grand + t * out->se_log);
 	out->half_width = fmax(out->hi / out->ratio - 1, 1 - out->lo / out->ratio);
-	out->mde = expm1((t + stats_t80(out->df)) * out->se_log);
+	out->mde = verdict_mde(out->se_log, out->df);
 }
 
 int paired_estimate(const struct paired_series *s, struct paired_estimate *out, pq_error *err)
@@ -142,8 +143,8 @@ static int reaches(double unit_var, double target, size_t n, int with_power)
 	return q * q * unit_var <= target * target * (double)n;
 }
 
-/* Smallest n >= nmin (nmin >= 2) that reaches target; 0 when none up to MAX_PROCESSES. */
-static size_t smallest_processes(double unit_var, double target, size_t nmin, int with_power)
+/* Smallest n >= nmin (nmin >= 2) that reaches target; 0 when none up to MAX_PROCESSES (see paired_stats.h). */
+size_t paired_processes_needed(double unit_var, double target, size_t nmin, int with_power)
 {
 	if (reaches(unit_var, target, nmin, with_power))
 		return nmin;
@@ -242,7 +243,7 @@ static void set_plan(const struct plan_problem *pb, size_t n, size_t m, int with
 /* The cheapest plan that reaches the precision; 0, or -1 when none does. */
 static int cheapest_plan(const struct plan_problem *pb, struct paired_plan *out)
 {
-	size_t n0 = smallest_processes(worst_unit_var(pb, pb->max_rounds), pb->target, pb->min_proc, 0);
+	size_t n0 = paired_processes_needed(worst_unit_var(pb, pb->max_rounds), pb->target, pb->min_proc, 0);
 	if (n0 == 0)
 		return -1;
 	size_t best_n = 0, best_m = 0;
@@ -341,69 +342,4 @@ int paired_plan_repetition(double var_process, double var_round, const struct pa
 	struct paired_components one = { .var_process = var_process, .var_round = var_round };
 	return paired_plan_repetition_many(&one, 1, c, precision, budget_s, min_proc, min_rounds, max_rounds, out,
 	                                   err);
-}
-
-/* ---- verdict ---- */
-
-static int interval_known(const struct paired_estimate *e)
-{
-	return e && isfinite(e->ratio) && isfinite(e->lo) && isfinite(e->hi);
-}
-
-static int significant(const struct paired_estimate *e)
-{
-	return e->lo > 1 || e->hi < 1;
-}
-
-/* -1 below the band [down, up], +1 above it, 0 inside. */
-static int band_side(double ratio, double down, double up)
-{
-	return ratio > up ? 1 : ratio < down ? -1 : 0;
-}
-
-enum paired_verdict paired_decide(const struct paired_estimate *vs_base, const struct paired_estimate *vs_aa,
-                                  double threshold)
-{
-	const struct paired_estimate *tested = vs_aa ? vs_aa : vs_base;
-	if (!interval_known(vs_base) || !interval_known(tested))
-		return PAIRED_INCONCLUSIVE;
-	if (!(threshold >= 0))
-		threshold = 0;
-	double up = 1 + threshold, down = 1 / up;
-	if (!significant(tested))
-		return tested->mde <= threshold ? PAIRED_NO_CHANGE : PAIRED_INCONCLUSIVE;
-	int side = band_side(vs_base->ratio, down, up);
-	if (side != 0 && band_side(tested->ratio, down, up) == side)
-		return side < 0 ? PAIRED_FASTER : PAIRED_SLOWER;
-	if (tested->lo >= down && tested->hi <= up)
-		return PAIRED_BELOW_THRESHOLD;
-	return PAIRED_INCONCLUSIVE;
-}
-
-const char *paired_verdict_name(enum paired_verdict v)
-{
-	switch (v) {
-	case PAIRED_FASTER: return "faster";
-	case PAIRED_SLOWER: return "slower";
-	case PAIRED_BELOW_THRESHOLD: return "no effect: below threshold";
-	case PAIRED_NO_CHANGE: return "no significant change";
-	case PAIRED_INCONCLUSIVE: return "inconclusive";
-	}
-	return "inconclusive";
-}
-
-double paired_settle_factor(const struct paired_estimate *tested, double threshold)
-{
-	if (!tested || !(threshold > 0) || !isfinite(threshold) || tested->nproc < 2 || !isfinite(tested->se_log) ||
-	    !isfinite(tested->mean_log))
-		return INFINITY;
-	double edge = log1p(threshold);
-	int sig = significant(tested);
-	double target = sig ? fabs(fabs(tested->mean_log) - edge) : edge;
-	if (!(target > 0))
-		return INFINITY;
-	/* A process mean's variance stays se^2 * n; the sample grows to n'. */
-	double unit_var = tested->se_log * tested->se_log * (double)tested->nproc;
-	size_t n = smallest_processes(unit_var, target, tested->nproc, !sig);
-	return n ? (double)n / (double)tested->nproc : INFINITY;
 }

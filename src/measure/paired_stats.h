@@ -25,10 +25,11 @@
  *
  * What is here: the estimate of one comparison and of the difference of
  * two comparisons measured in the same rounds (candidate against the A/A
- * copy), the repetition planner (how many processes and rounds reach a
- * given precision at least cost), the verdict rule that uses the A/A arm,
- * and how much more data would settle an inconclusive verdict.  What is
- * not: running anything, timing, shuffling, printing.  Every function is a
+ * copy) and the repetition planner (how many processes and rounds reach a
+ * given precision at least cost).  The verdict rule that uses the A/A
+ * arm, and how much more data would settle an inconclusive verdict, are
+ * in verdict.h, with the other comparisons' verdicts.  What is not:
+ * running anything, timing, shuffling, printing.  Every function is a
  * pure, deterministic function of its arguments.
  *
  * Ratios are candidate / baseline costs: below 1 is faster.  "Relative"
@@ -213,68 +214,13 @@ int paired_plan_repetition_many(const struct paired_components *comp, size_t nco
                                 size_t min_proc, size_t min_rounds, size_t max_rounds,
                                 struct paired_plan *out, pq_error *err);
 
-/* ---- verdict: the A/A rule ---- */
-
-enum paired_verdict {
-	PAIRED_FASTER,           /* significant, and beyond the threshold: candidate costs less */
-	PAIRED_SLOWER,           /* significant, and beyond the threshold: candidate costs more */
-	PAIRED_BELOW_THRESHOLD,  /* significant, but the whole interval lies within the threshold band */
-	PAIRED_NO_CHANGE,        /* not significant, and this run could have seen a change of threshold */
-	PAIRED_INCONCLUSIVE,     /* not significant and too noisy to tell, or near the threshold */
-};
-
 /*
- * The verdict on a candidate.
- *
- * vs_base is candidate vs baseline (paired_estimate).  vs_aa is candidate
- * vs the A/A copy (paired_difference of candidate-vs-base and
- * aa-vs-base), or NULL when the study has no A/A arm.  The *tested*
- * difference is vs_aa when given, else vs_base: with an A/A arm, what the
- * candidate must beat is an identical build loaded as a separate object,
- * so layout effects that also move an identical copy do not count as an
- * effect of the flags.  threshold is the practical threshold (0.01 = 1%).
- *
- *   significant = the tested difference's 95% interval excludes 1.
- *   beyond      = vs_base's point ratio lies outside [1/(1+t), 1+t].
- *   effect      = significant and beyond, and the tested difference's
- *                 point estimate lies outside the band on the same side:
- *                 FASTER when below 1, SLOWER when above.
- *   significant, no effect: BELOW_THRESHOLD when the tested interval lies
- *                 within the band, else INCONCLUSIVE.
- *   not significant: NO_CHANGE when the tested difference's mde <=
- *                 threshold, else INCONCLUSIVE.
- *
- * Interval bounds are never compared with other interval bounds (say, the
- * candidate's interval against the A/A copy's): two intervals that
- * overlap can still come with a difference whose own interval excludes 1,
- * because the shared baseline noise cancels in the difference.  An
- * estimate with a non-finite interval gives INCONCLUSIVE; a negative or
- * NAN threshold counts as 0.
+ * The fewest processes n >= nmin (nmin >= 2) whose means, each of variance
+ * unit_var on the log scale, bring q * se_log within target, q being
+ * t_{.975,n-1} (plus t_{.80,n-1} when with_power): the planner's step,
+ * and what verdict_settle_factor (verdict.h) asks.  0 when more than 2^40
+ * would be needed.
  */
-enum paired_verdict paired_decide(const struct paired_estimate *vs_base, const struct paired_estimate *vs_aa,
-                                  double threshold);
-
-/* "faster", "slower", "no effect: below threshold", "no significant change", "inconclusive". */
-const char *paired_verdict_name(enum paired_verdict v);
-
-/*
- * By how many times the number of processes (at the same rounds per
- * process, so the same variance per process mean) would probably have to
- * grow to settle the verdict on the tested difference: n'/n for the
- * smallest n' >= n with se_log * sqrt(n/n') <= se_needed, where se_needed,
- * evaluated at df = n' - 1, is
- *   not significant:  ln(1+t) / (t_{.975} + t_{.80}), so the mde would be
- *                     the threshold;
- *   significant:      |(|mean_log| - ln(1+t))| / t_{.975}, so the
- *                     interval would clear the nearer band edge (lie
- *                     wholly inside the band, or wholly beyond it).
- * Meant for an INCONCLUSIVE verdict; "probably": it assumes the point
- * estimate and the variances stay where they are, and the next figure
- * for vs_base moves with the tested one.  1 when the tested difference
- * already meets its criterion;
- * INFINITY when nothing would settle it (threshold <= 0, a point estimate
- * exactly on the band edge, a non-finite standard error).
- */
-double paired_settle_factor(const struct paired_estimate *tested, double threshold);
+size_t paired_processes_needed(double unit_var, double target, size_t nmin, int with_power);
 
 #endif

@@ -10,8 +10,12 @@
  */
 #include "config.h"
 #include "profile/analysis.h"
+#include "core/clock.h"
 #include "core/digest.h"
 #include "core/grow.h"
+#include "core/jpath.h"
+#include "core/path_name.h"
+#include "core/text_buf.h"
 #include "profile/analysis_model.h"
 
 #include "profile/symbolizer.h"
@@ -22,14 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint64_t mix64(uint64_t x)
 {
@@ -111,16 +107,16 @@ static void register_module(struct analysis *a, struct symbolizer *sym, const st
 static int space_finalize(struct analysis *a, size_t si, pq_error *err)
 {
 	struct space *s = &a->spaces[si];
-	size_t len = 1;
+	struct text_buf sig = { 0 };
+	text_printf(&sig, "%s", "");  /* "" for a space without mappings */
 	for (size_t i = 0; i < s->nmaps; i++)
-		len += strlen(s->maps[i].path) + 80;
-	if (!(s->sig = malloc(len)))
+		text_printf(&sig, "%s@%" PRIx64 "+%" PRIx64 ":%" PRIx64 ";", s->maps[i].path, s->maps[i].start,
+		            s->maps[i].len, s->maps[i].pgoff);
+	if (sig.oom) {
+		text_free(&sig);
 		return oom(err);
-	size_t off = 0;
-	s->sig[0] = 0;
-	for (size_t i = 0; i < s->nmaps; i++)
-		off += (size_t)snprintf(s->sig + off, len - off, "%s@%" PRIx64 "+%" PRIx64 ":%" PRIx64 ";",
-		                        s->maps[i].path, s->maps[i].start, s->maps[i].len, s->maps[i].pgoff);
+	}
+	s->sig = sig.s;
 	s->final = 1;
 	for (size_t j = 0; j < si; j++) {
 		struct space *o = &a->spaces[j];
@@ -360,8 +356,7 @@ const char *analysis_source_display(const struct analysis *a, const char *path)
 	size_t rl = strlen(a->source_root);
 	if (rl && strncmp(path, a->source_root, rl) == 0 && path[rl] == '/' && path[rl + 1])
 		return path + rl + 1;
-	const char *slash = strrchr(path, '/');
-	return slash && slash[1] ? slash + 1 : path;
+	return path_base(path);
 }
 
 /* Index into a->res of addr's frames in space si. */
@@ -514,7 +509,7 @@ int analysis_open(struct analysis **out, const char *trace_path, const struct an
 	a->trace_path = strdup(trace_path);
 	trace_reader *r = NULL;
 	int rc = 0;
-	double t0 = now_s();
+	double t0 = mono_s();
 	if (trace_reader_open(&r, trace_path, err) < 0) {
 		rc = -err->code;
 		goto out;
@@ -524,19 +519,17 @@ int analysis_open(struct analysis **out, const char *trace_path, const struct an
 		rc = oom(err);
 		goto out;
 	}
-	const char *lib = header_str(a->header, "lib", "");
-	const char *slash = strrchr(lib, '/');
-	snprintf(a->lib_base, sizeof a->lib_base, "%s", slash ? slash + 1 : lib);
+	const char *lib = jp_text(a->header, "lib", "");
+	snprintf(a->lib_base, sizeof a->lib_base, "%s", path_base(lib));
 	const char *root = json_string_value(json_object_get(json_object_get(a->header, "instance"), "source_dir"));
 	snprintf(a->source_root, sizeof a->source_root, "%s", root ? root : "");
 	for (size_t l = strlen(a->source_root); l > 1 && a->source_root[l - 1] == '/'; l--)
 		a->source_root[l - 1] = '\0';
-	const char *runner = header_str(a->header, "runner", "pqprof-runner");
-	slash = strrchr(runner, '/');
-	snprintf(a->runner_base, sizeof a->runner_base, "%s", slash ? slash + 1 : runner);
-	a->event = header_str(a->header, "event", "samples");
-	a->unit = header_str(a->header, "unit", "samples");
-	a->callgraph = header_str(a->header, "callgraph", "fp");
+	const char *runner = jp_text(a->header, "runner", "pqprof-runner");
+	snprintf(a->runner_base, sizeof a->runner_base, "%s", path_base(runner));
+	a->event = jp_text(a->header, "event", "samples");
+	a->unit = jp_text(a->header, "unit", "samples");
+	a->callgraph = jp_text(a->header, "callgraph", "fp");
 	const char *cf = json_string_value(json_object_get(json_object_get(a->header, "instance"), "cflags"));
 	if (strcmp(a->callgraph, "fp") == 0 && cf && !strstr(cf, "-fno-omit-frame-pointer"))
 		json_array_append_new(a->warnings,
@@ -546,10 +539,10 @@ int analysis_open(struct analysis **out, const char *trace_path, const struct an
 		                                  "record with --call-graph dwarf"));
 	if ((rc = setup_groups(a, err)) < 0 || (rc = read_trace(a, r, err)) < 0)
 		goto out;
-	double t1 = now_s();
+	double t1 = mono_s();
 	a->st.read_s = t1 - t0;
 	rc = symbolize_all(a, err);
-	a->st.symbolize_s = now_s() - t1;
+	a->st.symbolize_s = mono_s() - t1;
 	a->st.stacks = a->nstks;
 	a->st.spaces = a->nspaces;
 out:
@@ -643,12 +636,6 @@ void analysis_get_stats(const struct analysis *a, struct analysis_stats *st)
 /* Suffix of an inlined copy's frame name in the exports. */
 #define INLINED_SUFFIX "_[i]"
 
-static const char *header_str_or(const json_t *h, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(h, key));
-	return s ? s : dflt;
-}
-
 int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 {
 	*out = a->folded;
@@ -697,7 +684,7 @@ int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 	free(fr);
 	/* Exact call counts (uprobes) where the profiler measured them and they
 	 * were the same in every counted call: per op times the ops sampled. */
-	int per_run = strcmp(header_str_or(a->header, "op_markers", "per-call"), "per-run") == 0;
+	int per_run = strcmp(jp_str(a->header, "op_markers", "per-call"), "per-run") == 0;
 	for (size_t i = 0; i < a->nops; i++) {
 		const struct opinfo *o = &a->ops[i];
 		uint64_t ops = per_run ? o->max_end : o->ends;

@@ -5,7 +5,10 @@
  * changes it.
  */
 #include "config.h"
+#include "core/text_buf.h"
 #include "profile/annotate.h"
+#include "core/jpath.h"
+#include "core/path_name.h"
 
 #include "profile/analysis_model.h"
 #include "profile/code_flow.h"
@@ -101,18 +104,12 @@ json_t *analysis_annotate_hottest(struct analysis *a, const char *op, size_t n)
 	return out;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 /* The mapping of module base in space s that holds addr, or NULL. */
 static const struct mapping *map_of(const struct space *s, const char *base, uint64_t addr)
 {
 	for (size_t i = 0; i < s->nmaps; i++) {
 		const struct mapping *m = &s->maps[i];
-		if (addr >= m->start && addr < m->start + m->len && strcmp(base_name(m->path), base) == 0)
+		if (addr >= m->start && addr < m->start + m->len && strcmp(path_base(m->path), base) == 0)
 			return m;
 	}
 	return NULL;
@@ -123,7 +120,7 @@ static const struct mapping *map_of_offset(const struct space *s, const char *ba
 {
 	for (size_t i = 0; i < s->nmaps; i++) {
 		const struct mapping *m = &s->maps[i];
-		if (off >= m->pgoff && off < m->pgoff + m->len && strcmp(base_name(m->path), base) == 0)
+		if (off >= m->pgoff && off < m->pgoff + m->len && strcmp(path_base(m->path), base) == 0)
 			return m;
 	}
 	return NULL;
@@ -261,7 +258,7 @@ static int cmp_ranked(const void *x, const void *y)
 static json_t *skid_note(const struct analysis *a)
 {
 	const char *ev = a->event;
-	const char *fb = header_str(a->header, "event_fallback", "");
+	const char *fb = jp_text(a->header, "event_fallback", "");
 	char buf[600];
 	if (strncmp(ev, "cycles:p", 8) == 0)
 		snprintf(buf, sizeof buf,
@@ -280,7 +277,7 @@ static json_t *skid_note(const struct analysis *a)
 		         "(:pp) PMU event was used%s%s",
 		         ev, fb[0] ? " (" : "", fb[0] ? fb : "");
 	if (!(strncmp(ev, "cycles", 6) == 0) && fb[0])
-		strncat(buf, ")", sizeof buf - strlen(buf) - 1);
+		text_appendf(buf, sizeof buf, ")");
 	return json_string(buf);
 }
 
@@ -301,7 +298,7 @@ static const char *module_path(const struct analysis *a, const char *base)
 {
 	for (size_t s = 0; s < a->nspaces; s++)
 		for (size_t i = 0; i < a->spaces[s].nmaps; i++)
-			if (strcmp(base_name(a->spaces[s].maps[i].path), base) == 0)
+			if (strcmp(path_base(a->spaces[s].maps[i].path), base) == 0)
 				return a->spaces[s].maps[i].path;
 	return NULL;
 }
@@ -362,7 +359,7 @@ static int resolve_sources(struct ann *n, pq_error *err)
 		const struct space *c = &a->spaces[a->spaces[i].canon];
 		if (a->spaces[i].final && c->sym)
 			for (size_t j = 0; j < c->nmaps && !s; j++)
-				if (strcmp(base_name(c->maps[j].path), n->module) == 0)
+				if (strcmp(path_base(c->maps[j].path), n->module) == 0)
 					s = c;
 	}
 	if (!s)
@@ -591,21 +588,11 @@ int analysis_annotate(struct analysis *a, const char *op, const char *function,
 
 /* ---- two builds ---- */
 
-static const char *jstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
-static double jnum(const json_t *o, const char *k)
-{
-	return json_number_value(json_object_get(o, k));
-}
-
 static int same_line(const json_t *x, const json_t *y)
 {
-	const char *fx = jstr(x, "file"), *fy = jstr(y, "file");
-	const char *ix = jstr(x, "inlined_from"), *iy = jstr(y, "inlined_from");
-	return jnum(x, "line") == jnum(y, "line") && (fx && fy ? strcmp(fx, fy) == 0 : fx == fy) &&
+	const char *fx = jp_str(x, "file", NULL), *fy = jp_str(y, "file", NULL);
+	const char *ix = jp_str(x, "inlined_from", NULL), *iy = jp_str(y, "inlined_from", NULL);
+	return jp_num(x, "line", 0) == jp_num(y, "line", 0) && (fx && fy ? strcmp(fx, fy) == 0 : fx == fy) &&
 	       (ix && iy ? strcmp(ix, iy) == 0 : ix == iy);
 }
 
@@ -613,7 +600,7 @@ static int same_line(const json_t *x, const json_t *y)
 static double cost(const json_t *l)
 {
 	const json_t *u = json_object_get(l, "units_per_op");
-	return json_is_number(u) ? json_number_value(u) : jnum(l, "share");
+	return json_is_number(u) ? json_number_value(u) : jp_num(l, "share", 0);
 }
 
 json_t *annotate_diff(const json_t *before, const json_t *after)
@@ -661,7 +648,7 @@ json_t *annotate_diff(const json_t *before, const json_t *after)
 	json_object_set_new(d, "op", json_deep_copy(json_object_get(after, "op")));
 	json_object_set_new(d, "unit", json_string(json_is_number(json_object_get(before, "units_per_op")) &&
 	                                                   json_is_number(json_object_get(after, "units_per_op"))
-	                                               ? jstr(after, "unit") ? jstr(after, "unit") : "units"
+	                                               ? jp_str(after, "unit", NULL) ? jp_str(after, "unit", NULL) : "units"
 	                                               : "share"));
 	json_object_set_new(d, "before", json_pack("{s:O, s:O, s:f, s:O}", "path", json_object_get(before, "path"),
 	                                           "event", json_object_get(before, "event"), "total", tb,

@@ -151,11 +151,4 @@ static inline int oom(pq_error *err)
 	return pq_fail(err, PQ_ENOMEM, "out of memory");
 }
 
-/* A string of the trace header, or dflt when missing or empty. */
-static inline const char *header_str(const json_t *h, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(h, key));
-	return s && *s ? s : dflt;
-}
-
 #endif

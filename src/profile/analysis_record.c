@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "runner/op_ctx.h"
+#include "core/jpath.h"
 #include "profile/analysis.h"
 #include "profile/analysis_model.h"
 #include "profile/annotate.h"
@@ -319,7 +320,7 @@ static json_t *calls_json(const struct analysis *a, const struct op_tally *t, co
 		                 "the trace holds no call counts for this operation", "functions");
 	if (!json_is_true(json_object_get(c, "available")))
 		return json_pack("{s:b, s:s, s:[]}", "available", 0, "reason",
-		                 header_str(c, "reason", "unknown"), "functions");
+		                 jp_text(c, "reason", "unknown"), "functions");
 	json_t *fns = json_array();
 	size_t i;
 	json_t *f;
@@ -403,7 +404,7 @@ static int has_string(json_t *arr, const char *s)
 static void group_callers(const struct analysis *a, json_t *o, const char *const *globs, size_t nglobs,
                           struct group_files *gf)
 {
-	const char *lib = header_str(a->header, "lib", NULL);
+	const char *lib = jp_text(a->header, "lib", NULL);
 	struct call_sites cs;
 	pq_error err;
 	if (!lib || call_sites_find(lib, globs, nglobs, &cs, &err) < 0) {
@@ -456,7 +457,7 @@ static void group_callers(const struct analysis *a, json_t *o, const char *const
  */
 static void group_presence(const struct analysis *a, json_t *o, json_t *globs, struct group_files *gf)
 {
-	const char *lib = header_str(a->header, "lib", NULL);
+	const char *lib = jp_text(a->header, "lib", NULL);
 	size_t n = json_array_size(globs);
 	const char **gl = calloc(n ? n : 1, sizeof *gl);
 	json_t *defined = json_array();
@@ -483,11 +484,9 @@ static json_t *groups_json(const struct analysis *a, const uint64_t *hits, uint6
 {
 	json_t *out = json_array();
 	for (size_t g = 0; g < groups_count(a->groups); g++) {
-		char buf[4096];
-		groups_describe(a->groups, g, buf, sizeof buf);
 		json_t *globs = json_array();
-		for (char *save = NULL, *tk = strtok_r(buf, ",", &save); tk; tk = strtok_r(NULL, ",", &save))
-			json_array_append_new(globs, json_string(tk));
+		for (size_t j = 0; j < groups_nglobs(a->groups, g); j++)
+			json_array_append_new(globs, json_string(groups_glob(a->groups, g, j)));
 		json_t *o = json_pack("{s:s, s:o}", "name", groups_name(a->groups, g), "globs", globs);
 		group_presence(a, o, globs, iccs_group(groups_name(a->groups, g)) ? gf : NULL);
 		double lo, hi, share = samples ? (double)hits[g] / (double)samples : 0;
@@ -532,7 +531,7 @@ static json_t *families_json(const struct analysis *a, const uint64_t *fhits, ui
 {
 	struct family_presence fp;
 	pq_error err;
-	const char *lib = header_str(a->header, "lib", NULL);
+	const char *lib = jp_text(a->header, "lib", NULL);
 	int known = lib && families_in_library(lib, (const char *const *)gf->path, gf->n, &fp, &err) == 0;
 	json_t *out = json_array();
 	for (int f = 0; f < FAMILY_COUNT; f++) {
@@ -573,7 +572,7 @@ static unsigned stack_families(const struct analysis *a, const struct stk *k, co
 
 uint64_t analysis_op_calls(const struct analysis *a, const struct opinfo *o)
 {
-	const char *markers = header_str(a->header, "op_markers", "per-call");
+	const char *markers = jp_text(a->header, "op_markers", "per-call");
 	return strcmp(markers, "per-run") == 0 ? o->max_end : o->ends;
 }
 
@@ -729,7 +728,7 @@ int analysis_record(struct analysis *a, const char *opname, json_t **record, pq_
 		json_object_set_new(r, "keys", json_string(op_ctx_keys_note((enum pq_op)kop)));
 	json_object_set_new(r, "event", json_string(a->event));
 	json_object_set_new(r, "unit", json_string(a->unit));
-	json_object_set_new(r, "event_fallback", json_string(header_str(a->header, "event_fallback", "")));
+	json_object_set_new(r, "event_fallback", json_string(jp_text(a->header, "event_fallback", "")));
 	json_object_set_new(r, "callgraph", json_string(a->callgraph));
 	json_object_set_new(r, "freq", json_deep_copy(json_object_get(a->header, "freq")));
 	json_object_set_new(r, "period", json_deep_copy(json_object_get(a->header, "period")));

@@ -1,6 +1,8 @@
 /* families: symmetric-primitive families by name and source file; see families.h. */
 #include "config.h"
 #include "profile/families.h"
+#include "core/path_name.h"
+#include "core/text_buf.h"
 #include "profile/elf_code.h"
 
 #include <ctype.h>
@@ -85,8 +87,7 @@ unsigned family_match_file(const char *path)
 {
 	if (!path)
 		return 0;
-	const char *slash = strrchr(path, '/');
-	return family_match_name(slash ? slash + 1 : path);
+	return family_match_name(path_base(path));
 }
 
 static void note(struct family_presence *out, unsigned m, const char *what)
@@ -103,26 +104,29 @@ struct skip_set {
 	Dwarf *dw;
 };
 
-/* p, with "." and ".." components and repeated slashes resolved by the text alone. */
-static void lexical_path(const char *p, char *out, size_t len)
+/*
+ * p, with "." and ".." components and repeated slashes resolved by the
+ * text alone.  -1 when p or the result does not fit PATH_MAX: a cut path
+ * names no file for sure, so the caller compares it with nothing.
+ */
+static int lexical_path(const char *p, char *out, size_t len)
 {
 	char buf[PATH_MAX];
-	size_t k = 0;
-	snprintf(buf, sizeof buf, "%s", p);
+	if (snprintf(buf, sizeof buf, "%s", p) >= (int)sizeof buf)
+		return -1;
 	out[0] = '\0';
 	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		if (strcmp(c, ".") == 0)
 			continue;
 		if (strcmp(c, "..") == 0) {
 			char *slash = strrchr(out, '/');
-			k = slash ? (size_t)(slash - out) : 0;
-			out[k] = '\0';
+			*(slash ? slash : out) = '\0';
 			continue;
 		}
-		if (k + strlen(c) + 2 > len)
-			break;
-		k += (size_t)snprintf(out + k, len - k, "/%s", c);
+		if (text_appendf(out, len, "/%s", c) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 /* Is the compile unit's source file one to leave out? */
@@ -134,13 +138,12 @@ static int cu_skipped(const struct skip_set *sk, Dwarf_Die *cu)
 	char full[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
 	Dwarf_Attribute at;
 	const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
-	snprintf(full, sizeof full, "%s%s%s", name[0] == '/' || !dir ? "" : dir, name[0] == '/' || !dir ? "" : "/", name);
-	lexical_path(full, a, sizeof a);
-	for (size_t i = 0; i < sk->n; i++) {
-		lexical_path(sk->files[i], b, sizeof b);
-		if (strcmp(a, b) == 0)
+	if (snprintf(full, sizeof full, "%s%s%s", name[0] == '/' || !dir ? "" : dir, name[0] == '/' || !dir ? "" : "/",
+	             name) >= (int)sizeof full || lexical_path(full, a, sizeof a) < 0)
+		return 0;
+	for (size_t i = 0; i < sk->n; i++)
+		if (lexical_path(sk->files[i], b, sizeof b) == 0 && strcmp(a, b) == 0)
 			return 1;
-	}
 	return 0;
 }
 
@@ -195,9 +198,8 @@ static void scan_dwarf(Dwarf *dw, const struct skip_set *sk, struct family_prese
 			const char *name = dwarf_diename(&cu);
 			unsigned m = cu_skipped(sk, &cu) ? 0 : family_match_file(name);
 			if (m) {
-				const char *slash = strrchr(name, '/');
 				out->by_file |= m;
-				note(out, m, slash ? slash + 1 : name);
+				note(out, m, path_base(name));
 			}
 		}
 		off = next;

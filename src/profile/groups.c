@@ -153,20 +153,14 @@ const char *groups_name(const struct group_set *gs, size_t i)
 	return i < gs->n ? gs->g[i].name : NULL;
 }
 
-void groups_describe(const struct group_set *gs, size_t i, char *buf, size_t len)
+size_t groups_nglobs(const struct group_set *gs, size_t i)
 {
-	size_t used = 0;
-	if (!len)
-		return;
-	buf[0] = '\0';
-	if (i >= gs->n)
-		return;
-	for (size_t j = 0; j < gs->g[i].nglobs && used < len; j++) {
-		int w = snprintf(buf + used, len - used, "%s%s", j ? "," : "", gs->g[i].globs[j]);
-		if (w < 0)
-			break;
-		used += (size_t)w;
-	}
+	return i < gs->n ? gs->g[i].nglobs : 0;
+}
+
+const char *groups_glob(const struct group_set *gs, size_t i, size_t j)
+{
+	return j < groups_nglobs(gs, i) ? gs->g[i].globs[j] : NULL;
 }
 
 static int group_matches(const struct group *g, const char *fn)

@@ -34,8 +34,9 @@ int groups_parse_spec(struct group_set *gs, const char *spec, pq_error *err);
 
 size_t groups_count(const struct group_set *gs);
 const char *groups_name(const struct group_set *gs, size_t i);
-/* Globs of group i, comma-joined into buf (for records). */
-void groups_describe(const struct group_set *gs, size_t i, char *buf, size_t len);
+/* The globs of group i (for records): how many, and the j-th (NULL past the end). */
+size_t groups_nglobs(const struct group_set *gs, size_t i);
+const char *groups_glob(const struct group_set *gs, size_t i, size_t j);
 
 /*
  * hits[i] = 1 when some frame of funcs[0..n) matches group i, else 0

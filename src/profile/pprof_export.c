@@ -4,6 +4,8 @@
 #include "profile/analysis_model.h"
 #include "profile/symbolizer.h"
 #include "core/digest.h"
+#include "core/path_name.h"
+#include "core/text_buf.h"
 #include "trace/export.h"
 #include "src/profile/pprof_profile.pb-c.h"
 
@@ -173,6 +175,48 @@ static int64_t location_of(struct pp *p, uint32_t si, uint64_t ip, uint32_t j, u
 	return (int64_t)l->id;
 }
 
+/* 1 when mapping m is of the instance library (its file's last component is the trace's library's). */
+static int is_instance_mapping(const struct pp *p, const PMapping *m)
+{
+	return p->a->lib_base[0] && strcmp(path_base(p->str[m->filename]), p->a->lib_base) == 0;
+}
+
+/*
+ * Mappings are numbered as samples first meet them, so a stack that
+ * enters libgmp or libc before the instance would make that library
+ * mapping 1, which pprof shows as the profile's main binary.  Renumber:
+ * the instance library's mappings first (in their order), then the
+ * others, and point every Location at its mapping's new id.
+ */
+static int instance_mappings_first(struct pp *p, pq_error *err)
+{
+	if (!p->nmp)
+		return 0;
+	PMapping *sorted = malloc(p->nmp * sizeof *sorted);
+	uint64_t *new_id = malloc(p->nmp * sizeof *new_id);   /* old id - 1 -> new id */
+	if (!sorted || !new_id) {
+		free(sorted);
+		free(new_id);
+		return oom(err);
+	}
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->nmp; i++)
+			if (is_instance_mapping(p, &p->mp[i]) == !pass) {
+				sorted[k] = p->mp[i];
+				sorted[k].id = k + 1;
+				new_id[p->mp[i].id - 1] = ++k;
+			}
+	for (size_t i = 0; i < p->nloc; i++)
+		if (p->loc[i].mapping_id)
+			p->loc[i].mapping_id = new_id[p->loc[i].mapping_id - 1];
+	memcpy(p->mp, sorted, p->nmp * sizeof *sorted);
+	free(sorted);
+	free(new_id);
+	/* the "space:map" index now points at other slots: nothing looks a mapping up after this */
+	return 0;
+}
+
 /* One Sample per kept stack of the operations asked for. */
 static int add_samples(struct pp *p, const char *op, pq_error *err)
 {
@@ -304,7 +348,7 @@ static void pp_free(struct pp *p)
 }
 
 /* Point every message at its parts, pack, write. */
-static int pack_and_write(struct pp *p, const char *path, pq_error *err)
+static int pack_and_write(struct pp *p, const char *path, progress_fn note, void *user, pq_error *err)
 {
 	struct analysis *a = p->a;
 	const char *etype, *eunit;
@@ -402,7 +446,7 @@ static int pack_and_write(struct pp *p, const char *path, pq_error *err)
 	if ((rc = export_out_open(&o, path, err)) == 0) {
 		int g = gzip_write(buf, len, o.fp, err);
 		if (g == 0)
-			fprintf(stderr, "pqprof export: no gzip program: the profile is written uncompressed\n");
+			progress_printf(note, user, "no gzip program: the profile is written uncompressed");
 		int ok = g > 0 || (g == 0 && raw_write(buf, len, o.fp, err) == 0);
 		pq_error cerr = { 0 };
 		int cr = export_out_close(&o, ok, &cerr);
@@ -423,7 +467,7 @@ out:
 	return rc;
 }
 
-int pprof_export(struct analysis *a, const char *op, const char *path, pq_error *err)
+int pprof_export(struct analysis *a, const char *op, const char *path, progress_fn note, void *user, pq_error *err)
 {
 	struct pp p;
 	memset(&p, 0, sizeof p);
@@ -436,7 +480,9 @@ int pprof_export(struct analysis *a, const char *op, const char *path, pq_error 
 	if (rc == 0)
 		rc = add_samples(&p, op, err);
 	if (rc == 0)
-		rc = pack_and_write(&p, path, err);
+		rc = instance_mappings_first(&p, err);
+	if (rc == 0)
+		rc = pack_and_write(&p, path, note, user, err);
 	pp_free(&p);
 	return rc;
 }

@@ -23,9 +23,14 @@
 #define PQ_PPROF_EXPORT_H
 
 #include "core/pq_error.h"
+#include "core/text_buf.h"
 #include "profile/analysis.h"
 
-/* Write op (NULL: all operations) of a to path ("-": standard output). */
-int pprof_export(struct analysis *a, const char *op, const char *path, pq_error *err);
+/*
+ * Write op (NULL: all operations) of a to path ("-": standard output).
+ * What the caller should tell the user (no gzip program, so the file is
+ * not compressed) goes to note (NULL: dropped); nothing is printed here.
+ */
+int pprof_export(struct analysis *a, const char *op, const char *path, progress_fn note, void *user, pq_error *err);
 
 #endif

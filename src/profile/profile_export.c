@@ -32,21 +32,21 @@ static int folded_of(struct analysis *a, const char *op, const folded **f, pq_er
 }
 
 int analysis_export(struct analysis *a, const char *op, const struct export_format *fmt, const char *path,
-                    pq_error *err)
+                    progress_fn note, void *user, pq_error *err)
 {
 	const folded *f;
 	int rc = folded_of(a, op, &f, err);
 	if (rc < 0)
 		return rc;
 	if (!fmt->write)
-		return pprof_export(a, op, path, err);
+		return pprof_export(a, op, path, note, user, err);
 	char title[512];
 	export_title(a, op, title, sizeof title);
 	return fmt->write(f, op, title, path, err);
 }
 
 int profile_export(const char *trace_path, const char *op, const char *format,
-                   const char *out_path, pq_error *err)
+                   const char *out_path, progress_fn note, void *user, pq_error *err)
 {
 	const struct export_format *fmt;
 	int rc = export_format_lookup(format, &fmt, err);
@@ -55,14 +55,14 @@ int profile_export(const char *trace_path, const char *op, const char *format,
 	struct analysis *a;
 	if ((rc = analysis_open(&a, trace_path, NULL, err)) < 0)
 		return rc;
-	rc = analysis_export(a, op, fmt, out_path, err);
+	rc = analysis_export(a, op, fmt, out_path, note, user, err);
 	analysis_close(a);
 	return rc;
 }
 
 int profile_flamegraph(const char *trace_path, const char *op, const char *svg_path, pq_error *err)
 {
-	return profile_export(trace_path, op, "svg", svg_path, err);
+	return profile_export(trace_path, op, "svg", svg_path, NULL, NULL, err);
 }
 
 int profile_flamegraph_diff(const char *before_trace, const char *after_trace, const char *op,
@@ -110,9 +110,9 @@ int profile_analyze_files(const char *trace_path, const char *op, const struct a
 		return rc;
 	rc = analysis_record(a, op, record, err);
 	if (rc == 0 && opts && opts->flamegraph)
-		rc = analysis_export(a, op, export_format_find("svg"), opts->flamegraph, err);
+		rc = analysis_export(a, op, export_format_find("svg"), opts->flamegraph, NULL, NULL, err);
 	if (rc == 0 && opts && opts->folded)
-		rc = analysis_export(a, op, export_format_find("folded"), opts->folded, err);
+		rc = analysis_export(a, op, export_format_find("folded"), opts->folded, NULL, NULL, err);
 	if (rc < 0) {
 		json_decref(*record);
 		*record = NULL;

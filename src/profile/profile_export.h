@@ -12,20 +12,22 @@
 #include <jansson.h>
 
 #include "core/pq_error.h"
+#include "core/text_buf.h"
 #include "profile/analysis.h"
 #include "trace/export_format.h"
 
 /*
  * Write op (NULL: every operation, each rooted at its name) of an
  * analysed trace in format fmt to path ("-": standard output).
- * PQ_EUSAGE when the trace has no operation op.
+ * PQ_EUSAGE when the trace has no operation op.  Notes for the user (an
+ * uncompressed pprof file) go to note (NULL: dropped).
  */
 int analysis_export(struct analysis *a, const char *op, const struct export_format *fmt, const char *path,
-                    pq_error *err);
+                    progress_fn note, void *user, pq_error *err);
 
-/* Export trace_path as format (a name of the format table); op NULL: all. */
+/* Export trace_path as format (a name of the format table); op NULL: all; notes as analysis_export. */
 int profile_export(const char *trace_path, const char *op, const char *format,
-                   const char *out_path, pq_error *err);
+                   const char *out_path, progress_fn note, void *user, pq_error *err);
 
 /* Flame graph of op (NULL: all operations) as SVG. */
 int profile_flamegraph(const char *trace_path, const char *op, const char *svg_path, pq_error *err);

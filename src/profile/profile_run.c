@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "profile/profile_run.h"
+#include "core/clock.h"
 #include "core/text_buf.h"
 #include "supervise/output_log.h"
 #include "core/grow.h"
@@ -26,14 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_MIN_SAMPLES 2000
 #define DEFAULT_MAX_SECONDS 30.0
 /* The shortest child worth starting: set-up costs more than this samples. */
 #define MIN_CHILD_SECONDS 0.05
-#define DEFAULT_COUNT_ITERS 1
+#define DEFAULT_COUNT_ITERS 3
 #define MAX_RUNS_PER_OP 20
 #define SEED_BYTES 48
 
@@ -41,13 +41,6 @@ const char *profile_event_unit(const char *event)
 {
 	/* "cycles", or precise "cycles:p" / "cycles:pp" */
 	return event && strncmp(event, "cycles", 6) == 0 && (event[6] == 0 || event[6] == ':') ? "cycles" : "ns";
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- build ids, read from the ELF notes of the mapped files ---- */
@@ -546,10 +539,8 @@ static json_t *count_globs(const struct profile_opts *o)
 {
 	json_t *globs = json_array();
 	for (size_t g = 0; o->groups && g < groups_count(o->groups); g++) {
-		char buf[4096];
-		groups_describe(o->groups, g, buf, sizeof buf);
-		for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			json_array_append_new(globs, json_string(t));
+		for (size_t j = 0; j < groups_nglobs(o->groups, g); j++)
+			json_array_append_new(globs, json_string(groups_glob(o->groups, g, j)));
 	}
 	for (int i = 0; i < o->ncount_globs; i++)
 		json_array_append_new(globs, json_string(o->count_globs[i]));
@@ -636,11 +627,9 @@ static json_t *groups_json(const struct group_set *gs)
 {
 	json_t *a = json_array();
 	for (size_t g = 0; gs && g < groups_count(gs); g++) {
-		char buf[4096];
-		groups_describe(gs, g, buf, sizeof buf);
 		json_t *globs = json_array();
-		for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			json_array_append_new(globs, json_string(t));
+		for (size_t j = 0; j < groups_nglobs(gs, g); j++)
+			json_array_append_new(globs, json_string(groups_glob(gs, g, j)));
 		json_array_append_new(a, json_pack("{s:s, s:o}", "name", groups_name(gs, g), "globs", globs));
 	}
 	return a;

@@ -11,6 +11,7 @@
 #include "profile/symbolizer.h"
 #include "profile/elf_code.h"
 #include "core/grow.h"
+#include "core/path_name.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -248,8 +249,7 @@ void symbolizer_get_stats(const struct symbolizer *sym, struct symbolizer_stats 
 
 static const char *display_name(struct symbolizer *sym, const char *path)
 {
-	const char *base = strrchr(path, '/');
-	base = base && base[1] ? base + 1 : path;
+	const char *base = path_base(path);
 	size_t n = strlen(base);
 	/* "[vdso]" -> "vdso", so unknown addresses read "[vdso+0x10]". */
 	if (n >= 2 && base[0] == '[' && base[n - 1] == ']') {

@@ -1,7 +1,6 @@
 /* record_build: the pqprof.build/1 record; see records.h. */
 #include "config.h"
 #include "supervise/describe.h"
-#include "instance/instance_discover.h"
 #include "record/records.h"
 #include "instance/link_scope.h"
 
@@ -25,6 +24,12 @@ static json_t *flags_json(const struct flag_list *fl, const struct flag_list *ob
 	return a;
 }
 
+/* A text of a failed build: any part of it may not have been written. */
+static const char *text_or_empty(const struct text_buf *t)
+{
+	return t->s ? t->s : "";
+}
+
 int record_build(const struct build_options *bo, const char *lib, const char *library, const char *profile,
                  const char *label, json_t **record, pq_error *err)
 {
@@ -41,28 +46,32 @@ int record_build(const struct build_options *bo, const char *lib, const char *li
 			if (br.verdict[0])
 				json_object_set_new(r, "verdict", json_string(br.verdict));
 			if (br.plan[0])
-				json_object_set_new(r, "plan", json_pack("{s:s, s:s, s:s}", "path", br.plan,
-				                                         br.plan[0] == 'o' ? "how" : "why", br.plan_how,
-				                                         "outside", br.plan_outside));
+				json_object_set_new(r, "plan", json_pack("{s:s, s:s, s:s, s:s}", "path", br.plan,
+				                                         br.plan[0] == 'o' ? "how" : "why", text_or_empty(&br.plan_how),
+				                                         "outside", text_or_empty(&br.plan_outside), "attempts",
+				                                         text_or_empty(&br.plan_attempts)));
+			build_result_free(&br);
 			return rc;
 		}
-		json_object_set_new(r, "notes", json_string(br.notes));
+		json_object_set_new(r, "notes", json_string(br.notes.s));
 		enum link_scope scope = bo->plain_pic ? LINK_SCOPE_PLAIN_PIC : LINK_SCOPE_LOCAL;
 		json_object_set_new(r, "flags", flags_json(&br.flags, &br.observed_flags, scope));
-		json_t *plan = json_pack("{s:s, s:s}", "path", br.plan, br.plan[0] == 'o' ? "how" : "why", br.plan_how);
-		if (br.plan_outside[0])
-			json_object_set_new(plan, "outside", json_string(br.plan_outside));
+		json_t *plan = json_pack("{s:s, s:s}", "path", br.plan, br.plan[0] == 'o' ? "how" : "why", br.plan_how.s);
+		if (br.plan_outside.s[0])
+			json_object_set_new(plan, "outside", json_string(br.plan_outside.s));
+		if (br.plan_attempts.s[0])
+			json_object_set_new(plan, "attempts", json_string(br.plan_attempts.s));
 		if (br.program[0])
 			json_object_set_new(plan, "program", json_string(br.program));
 		if (br.compile_commands[0])
 			json_object_set_new(plan, "compile_commands", json_string(br.compile_commands));
 		json_object_set_new(r, "plan", plan);
-		if (br.libs[0])
-			json_object_set_new(r, "libraries", json_string(br.libs));
+		if (br.libs.n)
+			json_object_set_new(r, "libraries", json_string(br.libs.s));
 		json_object_set_new(r, "linkage", json_pack("{s:s, s:s, s:s}", "form", link_scope_name(scope), "flags",
 		                                            link_scope_flags(scope), "summary", link_scope_summary(scope)));
-		if (br.instances[0])
-			json_object_set_new(r, "tree_instances", json_string(br.instances));
+		if (br.instances.s[0])
+			json_object_set_new(r, "tree_instances", json_string(br.instances.s));
 		snprintf(expected, sizeof expected, "%s", br.instance);
 		snprintf(dir_instance, sizeof dir_instance, "%s", br.dir_instance);
 		build_result_free(&br);

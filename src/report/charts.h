@@ -1,9 +1,12 @@
 /*
  * charts: inline SVG bar charts for the HTML report -- one horizontal bar
- * per label, a value axis with ticks and its caption (the unit), and a
- * logarithmic axis when the values span more than a factor of 100, so a
- * 10 µs keygen and a 40 s sign can share one chart.  The SVG is plain
- * markup (no script, no external resources); every label is escaped.
+ * per label, or grouped bars (one per series, e.g. flag profile, in each
+ * label's group, with a legend), a value axis with ticks and its caption
+ * (the unit), and a logarithmic axis when the values span more than a
+ * factor of 100, so a 10 µs keygen and a 40 s sign can share one chart.
+ * A bar's interval, when the data has one, is drawn as an error bar; no
+ * interval is ever made up here.  The SVG is plain markup (no script, no
+ * external resources); every label is escaped.
  */
 #ifndef PQ_REPORT_CHARTS_H
 #define PQ_REPORT_CHARTS_H

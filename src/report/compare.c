@@ -1,13 +1,15 @@
 /* compare: ratios with bootstrap intervals and per-function deltas between two record sets; see compare.h. */
 #include "config.h"
 #include "report/compare.h"
-#include "report/jpath.h"
 #include "report/report.h"
 #include "core/units.h"
 #include "core/atomic_file.h"
 #include "core/fixed_str.h"
+#include "core/jpath.h"
 #include "core/json_file.h"
+#include "core/text_buf.h"
 #include "measure/stats.h"
+#include "measure/verdict.h"
 #include "record/records.h"
 #include "trace/flamegraph.h"
 #include "trace/folded.h"
@@ -205,22 +207,6 @@ static int interleaved(const json_t *ea, const json_t *eb, const json_t *ba, con
 	return jp_num(ba, "interleaved_with", 0) >= 1 && jp_num(bb, "interleaved_with", 0) >= 1;
 }
 
-static void add_reason(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add_reason(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	if (used + 3 >= len)
-		return;
-	if (used) {
-		snprintf(buf + used, len - used, "; ");
-		used += 2;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * Environment checks.  Differences that make the ratio meaningless go to
  * `block`; differences that only make it less certain (clock policy,
@@ -235,22 +221,22 @@ static void env_check(const json_t *ea, const json_t *eb, const json_t *ba, cons
 	for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) {
 		const char *a = jp_str(ea, hard[i][0], NULL), *b = jp_str(eb, hard[i][0], NULL);
 		if (known(a) && known(b) && strcmp(a, b) != 0)
-			add_reason(block, blen, "%s differs (%s vs %s)", hard[i][1], a, b);
+			text_add_note(block, blen, "%s differs (%s vs %s)", hard[i][1], a, b);
 	}
 	const char *na = jp_str(ba, "backend.name", NULL), *nb = jp_str(bb, "backend.name", NULL);
 	if (na && nb && strcmp(na, nb) != 0)
-		add_reason(block, blen, "counter backend differs (%s vs %s)", na, nb);
+		text_add_note(block, blen, "counter backend differs (%s vs %s)", na, nb);
 	static const char *const soft[][2] = {
 		{ "governor", "governor" }, { "turbo", "turbo" }, { "smt", "SMT" }, { "max_clock", "max clock" },
 	};
 	for (size_t i = 0; i < sizeof soft / sizeof soft[0]; i++) {
 		const char *a = jp_str(ea, soft[i][0], NULL), *b = jp_str(eb, soft[i][0], NULL);
 		if (known(a) && known(b) && strcmp(a, b) != 0)
-			add_reason(widen, wlen, "%s differs (%s vs %s)", soft[i][1], a, b);
+			text_add_note(widen, wlen, "%s differs (%s vs %s)", soft[i][1], a, b);
 	}
 	double la = jp_num(ea, "load_avg.0", NAN), lb = jp_num(eb, "load_avg.0", NAN);
 	if (isfinite(la) && isfinite(lb) && fabs(la - lb) > 1.0)
-		add_reason(widen, wlen, "load average differs (%.2f vs %.2f)", la, lb);
+		text_add_note(widen, wlen, "load average differs (%.2f vs %.2f)", la, lb);
 }
 
 /* Interval of B / A over trials; paired when interleaved (whole rounds resampled). */
@@ -274,6 +260,24 @@ static int trial_ratio(const json_t *ba, const json_t *bb, const char *key, int 
 	*per_call = pa && pb;
 	free(va);
 	free(vb);
+	return r;
+}
+
+int compare_interleaved_ratio(const json_t *bench_a, const json_t *bench_b, stats_interval *ci, size_t *trials,
+                              pq_error *err)
+{
+	const char *ua = report_bench_unit(bench_a), *ub = report_bench_unit(bench_b);
+	*trials = 0;
+	if (!ua || !ub || strcmp(ua, ub) != 0)
+		return pq_fail(err, PQ_EINPUT, "the records count %s and %s", ua ? ua : "an unrecorded unit",
+		               ub ? ub : "an unrecorded unit");
+	struct measure m;
+	choose_measure(bench_a, bench_b, ua, &m);
+	struct compare_opts o = { 0 };
+	size_t na = 0, nb = 0;
+	int pc = 0;
+	int r = trial_ratio(bench_a, bench_b, m.key, 1, &o, ci, &na, &nb, &pc, err);
+	*trials = r == 0 ? na : 0;
 	return r;
 }
 
@@ -399,6 +403,8 @@ static int paired_entry(const struct compare_opts *o, const struct pair *p, cons
 		                                              ? "CPU time" : jp_str(r, "measure", "?")));
 		json_object_set_new(e, "runs", json_string("paired in-process"));
 		json_object_set_new(e, "resampled", json_string("processes"));
+		if (json_is_number(jp(r, "threshold")))
+			json_object_set_new(e, "threshold", json_real(jp_num(r, "threshold", NAN)));
 		json_object_set_new(e, "paired_record", json_string(path));
 		json_object_set_new(e, "stop", json_string(jp_str(r, "stop_reason", "")));
 		const json_t *aa = jp(hit, "vs_aa");
@@ -418,10 +424,168 @@ static int paired_entry(const struct compare_opts *o, const struct pair *p, cons
 	return hit != NULL;
 }
 
+/* What is compared, with each side's mean and the median of its trials' figures. */
+static json_t *timing_figures(const struct pair *p, const struct rs_op *oa, const struct rs_op *ob, const char *unit,
+                              const struct measure *m)
+{
+	json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "instance", p->a->name, "profile_a",
+	                      p->a->profile, "profile_b", p->b->profile, "op", oa->op, "unit", unit,
+	                      "a_mean", jp_num(oa->bench, "summary.mean_units", NAN),
+	                      "b_mean", jp_num(ob->bench, "summary.mean_units", NAN),
+	                      "a_values", (json_int_t)call_count(oa->bench), "b_values",
+	                      (json_int_t)call_count(ob->bench));
+	json_object_set_new(e, "measure", json_string(m->label));
+	const json_t *bs[2] = { oa->bench, ob->bench };
+	static const char *const med_keys[2] = { "a_median", "b_median" };
+	for (int k = 0; k < 2; k++) {
+		size_t n = 0;
+		int pc = 0;
+		double *v = trial_figures(bs[k], m->key, &n, &pc);
+		if (v && n)
+			json_object_set_new(e, med_keys[k], json_real(stats_median(v, n)));
+		free(v);
+	}
+	return e;
+}
+
+/* How A's and B's trials were run, and what that allows. */
+struct trial_runs {
+	int interleaved;
+	char block[1024];     /* why the two cannot be compared; "" when they can */
+	char widen[1024];     /* what in the environments widens the separate-runs allowance */
+	double ta, tb;        /* when each run ended (UTC seconds; negative: unknown) */
+	double threshold;     /* practical threshold */
+	double separate;      /* separate runs: only a factor beyond this counts */
+};
+
+static void trial_runs_of(const struct aa_ctx *ac, const struct rs_op *oa, const struct rs_op *ob,
+                          const struct measure *m, json_t *e, struct trial_runs *r)
+{
+	const struct compare_opts *o = ac->o;
+	const json_t *ea = env_of(ac->a, oa->bench), *eb = env_of(ac->b, ob->bench);
+	r->interleaved = interleaved(ea, eb, oa->bench, ob->bench);
+	r->block[0] = r->widen[0] = '\0';
+	env_check(ea, eb, oa->bench, ob->bench, r->block, sizeof r->block, r->widen, sizeof r->widen);
+	r->ta = utc_seconds(jp_str(ea, "end_utc", NULL));
+	r->tb = utc_seconds(jp_str(eb, "end_utc", NULL));
+	json_object_set_new(e, "runs", json_string(r->interleaved ? "interleaved" : "separate"));
+	json_object_set_new(e, "resampled", json_string(r->interleaved ? "rounds" : "trials"));
+	if (!r->interleaved && r->ta >= 0 && r->tb >= 0)
+		json_object_set_new(e, "seconds_apart", json_real(fabs(r->tb - r->ta)));
+	r->threshold = o->tolerance_set ? o->tolerance : COMPARE_DEFAULT_THRESHOLD;
+	r->separate = o->separate_factor > 1 ? o->separate_factor
+	              : m->task_time ? COMPARE_DEFAULT_SEPARATE_TASK : COMPARE_DEFAULT_SEPARATE;
+	if (r->widen[0])
+		r->separate *= 1.5;
+	json_object_set_new(e, "separate_factor", json_real(r->separate));
+}
+
+/* Why this verdict, in the comparison's own terms. */
+static void trial_reason(const struct verdict_trials *t, enum verdict v, const struct trial_runs *r, const json_t *e,
+                         char *reason, size_t len)
+{
+	const struct verdict_interval *d = &t->vs_aa;
+	switch (v) {
+	case VERDICT_NOT_COMPARABLE:
+		text_add_note(reason, len, "%s", r->block);
+		break;
+	case VERDICT_FASTER:
+	case VERDICT_SLOWER:
+		if (t->has_vs_aa)
+			text_add_note(reason, len, "B against the A/A copy from the same rounds: %.3f (%.3f-%.3f)", d->ratio,
+			           d->lo, d->hi);
+		if (!r->interleaved)
+			text_add_note(reason, len, "separate runs, but beyond the %.3gx allowance for them", r->separate);
+		break;
+	case VERDICT_SEPARATE_RUNS: {
+		char apart[64] = "";
+		if (r->ta >= 0 && r->tb >= 0)
+			snprintf(apart, sizeof apart, " (they ended %.0f s apart)", fabs(r->tb - r->ta));
+		text_add_note(reason, len, "A and B were not interleaved in one run%s; a whole run can "
+		           "shift by up to %.3gx on a busy machine, and this difference is smaller; run both in "
+		           "one campaign (pqprof run --profiles A,B) to tell", apart, r->separate);
+		break;
+	}
+	case VERDICT_WITHIN_AA:
+		if (t->has_vs_aa)
+			text_add_note(reason, len, "B against the A/A copy from the same rounds: %.3f (%.3f-%.3f), %s", d->ratio,
+			           d->lo, d->hi, d->hi < 1 || d->lo > 1 ? "within the practical threshold" : "which includes 1");
+		else
+			text_add_note(reason, len, "the A/A pair differs by as much (%.3f-%.3f)", jp_num(e, "aa.lo", NAN),
+			           jp_num(e, "aa.hi", NAN));
+		break;
+	case VERDICT_BELOW_THRESHOLD:
+		text_add_note(reason, len, "significant, but within the %.3g%% practical threshold", t->threshold * 100.0);
+		break;
+	case VERDICT_NEAR_THRESHOLD:
+		text_add_note(reason, len, "significant, but the interval reaches both sides of the %.3g%% "
+		           "practical threshold; more trials would tell", t->threshold * 100.0);
+		break;
+	default:
+		break;
+	}
+	if (r->widen[0])
+		text_add_note(reason, len, "environment: %s", r->widen);
+}
+
+/* No interval came out: too few trials, or the environments or the resampling forbid one. */
+static enum verdict unmeasured_entry(const struct trial_runs *r, size_t na, size_t nb, const pq_error *serr, json_t *e,
+                                     char *reason, size_t len)
+{
+	if (r->block[0])
+		text_add_note(reason, len, "%s", r->block);
+	text_add_note(reason, len, "%s", serr->msg);
+	json_object_set_new(e, "a_trials", json_integer((json_int_t)na));
+	json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
+	return verdict_unmeasured(r->block[0] != 0, na, nb, COMPARE_MIN_TRIALS);
+}
+
+/*
+ * B against A from their trials, held against the threshold, the A/A arm
+ * (when there is one) and, for separate runs, their allowance: the
+ * figures, the verdict (verdict.h), why, and what the run could have
+ * detected.
+ */
+static enum verdict measured_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa,
+                                   const struct rs_op *ob, const struct measure *m, const struct trial_runs *r,
+                                   const stats_interval *ci, size_t na, size_t nb, json_t *e, char *reason, size_t len)
+{
+	json_object_set_new(e, "ratio", json_real(ci->estimate));
+	json_object_set_new(e, "lo", json_real(ci->lo));
+	json_object_set_new(e, "hi", json_real(ci->hi));
+	json_object_set_new(e, "a_trials", json_integer((json_int_t)na));
+	json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
+	struct verdict_trials t = {
+		.vs_base = { ci->estimate, ci->lo, ci->hi }, .na = na, .nb = nb, .interleaved = r->interleaved,
+		.not_comparable = r->block[0] != 0, .threshold = r->threshold, .separate_factor = r->separate,
+		.aa_lo = 1.0 / (1.0 + r->threshold), .aa_hi = 1.0 + r->threshold,
+	};
+	stats_interval d;
+	t.has_aa = aa_entry(ac, p, oa, ob, m->key, e, &t.aa_lo, &t.aa_hi, &d, &t.has_vs_aa);
+	if (t.has_vs_aa)
+		t.vs_aa = (struct verdict_interval){ d.estimate, d.lo, d.hi };
+	struct verdict_of_trials v;
+	verdict_of_trials(&t, &v);
+	trial_reason(&t, v.verdict, r, e, reason, len);
+	if (isfinite(v.mde)) {
+		json_object_set_new(e, "mde", json_real(v.mde));
+		json_object_set_new(e, "detectable", jfmt("this run would have detected a change of \u00b1%.2g%% or more",
+		                                          v.mde * 100.0));
+	}
+	if (isfinite(v.settle_trials)) {
+		json_object_set_new(e, "settle_trials", json_real(v.settle_trials));
+		text_add_note(reason, len, "about %.0f trials (--trials %.0f) would probably settle it", v.settle_trials,
+		           v.settle_trials);
+	}
+	json_object_set_new(e, "band_lo", json_real(v.band_lo));
+	json_object_set_new(e, "band_hi", json_real(v.band_hi));
+	json_object_set_new(e, "effect", json_boolean(verdict_is_effect(v.verdict)));
+	return v.verdict;
+}
+
 static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const struct rs_op *oa,
                             const struct rs_op *ob, json_t *notes, pq_error *err, int *rc)
 {
-	const struct compare_opts *o = ac->o;
 	const char *ua = report_bench_unit(oa->bench), *ub = report_bench_unit(ob->bench);
 	if (!ua || !ub || strcmp(ua, ub) != 0) {
 		*rc = pq_fail(err, PQ_EINPUT,
@@ -430,161 +594,34 @@ static json_t *timing_entry(const struct aa_ctx *ac, const struct pair *p, const
 		              ub ? ub : "an unrecorded unit");
 		return NULL;
 	}
-	json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "instance", p->a->name, "profile_a",
-	                      p->a->profile, "profile_b", p->b->profile, "op", oa->op, "unit", ua,
-	                      "a_mean", jp_num(oa->bench, "summary.mean_units", NAN),
-	                      "b_mean", jp_num(ob->bench, "summary.mean_units", NAN),
-	                      "a_values", (json_int_t)call_count(oa->bench), "b_values",
-	                      (json_int_t)call_count(ob->bench));
 	struct measure m;
 	choose_measure(oa->bench, ob->bench, ua, &m);
-	json_object_set_new(e, "measure", json_string(m.label));
-	const json_t *bs[2] = { oa->bench, ob->bench };
-	static const char *const med_keys[2] = { "a_median", "b_median" };
-	for (int k = 0; k < 2; k++) {
-		size_t n = 0;
-		int pc = 0;
-		double *v = trial_figures(bs[k], m.key, &n, &pc);
-		if (v && n)
-			json_object_set_new(e, med_keys[k], json_real(stats_median(v, n)));
-		free(v);
-	}
-	if (paired_entry(o, p, oa->op, e))
+	json_t *e = timing_figures(p, oa, ob, ua, &m);
+	if (paired_entry(ac->o, p, oa->op, e))
 		return e;
-	const json_t *ea = env_of(ac->a, oa->bench), *eb = env_of(ac->b, ob->bench);
-	int paired = interleaved(ea, eb, oa->bench, ob->bench);
-	char block[1024] = "", widen[1024] = "", reason[2048] = "";
-	env_check(ea, eb, oa->bench, ob->bench, block, sizeof block, widen, sizeof widen);
-	double ta = utc_seconds(jp_str(ea, "end_utc", NULL)), tb = utc_seconds(jp_str(eb, "end_utc", NULL));
-	json_object_set_new(e, "runs", json_string(paired ? "interleaved" : "separate"));
-	json_object_set_new(e, "resampled", json_string(paired ? "rounds" : "trials"));
-	if (!paired && ta >= 0 && tb >= 0)
-		json_object_set_new(e, "seconds_apart", json_real(fabs(tb - ta)));
-	double th = o->tolerance_set ? o->tolerance : COMPARE_DEFAULT_THRESHOLD;
-	double sep = o->separate_factor > 1 ? o->separate_factor
-	             : m.task_time ? COMPARE_DEFAULT_SEPARATE_TASK : COMPARE_DEFAULT_SEPARATE;
-	if (widen[0])
-		sep *= 1.5;
-	json_object_set_new(e, "separate_factor", json_real(sep));
+	struct trial_runs r;
+	trial_runs_of(ac, oa, ob, &m, e, &r);
 	stats_interval ci;
 	size_t na = 0, nb = 0;
 	int pc = 0;
 	pq_error serr = { 0 };
-	const char *verdict;
-	if (trial_ratio(oa->bench, ob->bench, m.key, paired, o, &ci, &na, &nb, &pc, &serr) < 0) {
+	char reason[2048] = "";
+	enum verdict v;
+	if (trial_ratio(oa->bench, ob->bench, m.key, r.interleaved, ac->o, &ci, &na, &nb, &pc, &serr) < 0) {
 		if (serr.code == PQ_ENOMEM) {
 			*rc = pq_fail(err, PQ_ENOMEM, "out of memory");
 			json_decref(e);
 			return NULL;
 		}
-		verdict = block[0] ? "not comparable"
-		          : na < COMPARE_MIN_TRIALS || nb < COMPARE_MIN_TRIALS ? "inconclusive: too few trials" : "unknown";
-		if (block[0])
-			add_reason(reason, sizeof reason, "%s", block);
-		add_reason(reason, sizeof reason, "%s", serr.msg);
-		json_object_set_new(e, "a_trials", json_integer((json_int_t)na));
-		json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
+		v = unmeasured_entry(&r, na, nb, &serr, e, reason, sizeof reason);
 	} else {
-		double lo = 1.0 / (1.0 + th), hi = 1.0 + th;
-		json_object_set_new(e, "ratio", json_real(ci.estimate));
-		json_object_set_new(e, "lo", json_real(ci.lo));
-		json_object_set_new(e, "hi", json_real(ci.hi));
-		json_object_set_new(e, "a_trials", json_integer((json_int_t)na));
-		json_object_set_new(e, "b_trials", json_integer((json_int_t)nb));
 		json_object_set_new(e, "per_call", json_boolean(pc));
-		int beyond_threshold = ci.hi < lo || ci.lo > hi;
-		double th_lo = lo, th_hi = hi;
-		stats_interval d;
-		int have_d = 0;
-		int has_aa = aa_entry(ac, p, oa, ob, m.key, e, &lo, &hi, &d, &have_d);
-		int beyond_aa = ci.hi < lo || ci.lo > hi;
-		if (have_d) {
-			/* The A/A rule: B differs from the A/A copy beyond their combined uncertainty, and by more than the threshold. */
-			beyond_aa = (d.hi < 1 || d.lo > 1) && (d.estimate < th_lo || d.estimate > th_hi);
-			lo = th_lo;
-			hi = th_hi;
-		}
-		if (!paired) {
-			lo = fmin(lo, 1.0 / sep);
-			hi = fmax(hi, sep);
-		}
-		/*
-		 * With an A/A arm the statistical test is B against the copy (beyond_aa); B's
-		 * ratio to A must lie beyond the threshold too (and, for separate runs, its
-		 * interval beyond their allowance).  Without one, B's interval must clear the band.
-		 */
-		int effect = have_d ? beyond_aa && (ci.estimate < th_lo || ci.estimate > th_hi) &&
-		                      (d.estimate > 1) == (ci.estimate > 1) && (paired || ci.hi < lo || ci.lo > hi)
-		                    : ci.hi < lo || ci.lo > hi;
-		if (block[0]) {
-			verdict = "not comparable";
-			add_reason(reason, sizeof reason, "%s", block);
-		} else if (effect) {
-			verdict = (have_d ? ci.estimate < 1 : ci.hi < lo) ? "faster" : "slower";
-			if (have_d)
-				add_reason(reason, sizeof reason, "B against the A/A copy from the same rounds: %.3f (%.3f-%.3f)",
-				           d.estimate, d.lo, d.hi);
-			if (!paired)
-				add_reason(reason, sizeof reason, "separate runs, but beyond the %.3gx allowance for them", sep);
-		} else if (!paired && beyond_aa && beyond_threshold) {
-			verdict = "inconclusive: separate runs";
-			char apart[64] = "";
-			if (ta >= 0 && tb >= 0)
-				snprintf(apart, sizeof apart, " (they ended %.0f s apart)", fabs(tb - ta));
-			add_reason(reason, sizeof reason, "A and B were not interleaved in one run%s; a whole run can "
-			           "shift by up to %.3gx on a busy machine, and this difference is smaller; run both in "
-			           "one campaign (pqprof run --profiles A,B) to tell", apart, sep);
-		} else if (has_aa && beyond_threshold && have_d && !beyond_aa) {
-			verdict = "no effect: within A/A spread";
-			add_reason(reason, sizeof reason, "B against the A/A copy from the same rounds: %.3f (%.3f-%.3f), %s",
-			           d.estimate, d.lo, d.hi, d.hi < 1 || d.lo > 1 ? "within the practical threshold" : "which includes 1");
-		} else if (has_aa && beyond_threshold && !have_d) {
-			verdict = "no effect: within A/A spread";
-			add_reason(reason, sizeof reason, "the A/A pair differs by as much (%.3f-%.3f)",
-			           jp_num(e, "aa.lo", NAN), jp_num(e, "aa.hi", NAN));
-		} else if ((ci.hi < 1 || ci.lo > 1) && ci.lo >= 1.0 / (1.0 + th) && ci.hi <= 1.0 + th) {
-			verdict = "no effect: below threshold";
-			add_reason(reason, sizeof reason, "significant, but within the %.3g%% practical threshold",
-			           th * 100.0);
-		} else if (ci.hi < 1 || ci.lo > 1) {
-			verdict = "inconclusive: near the threshold";
-			add_reason(reason, sizeof reason, "significant, but the interval reaches both sides of the %.3g%% "
-			           "practical threshold; more trials would tell", th * 100.0);
-		} else {
-			verdict = "no significant change";
-		}
-		if (widen[0])
-			add_reason(reason, sizeof reason, "environment: %s", widen);
-		/* What this comparison could have seen: the minimum detectable effect at 95%, 80% power. */
-		double df = paired ? (double)na - 1 : (double)(na + nb) - 2;
-		if (df < 1)
-			df = 1;
-		double se = (log(ci.hi) - log(ci.lo)) / (2 * stats_t975(df));
-		if (isfinite(se) && se >= 0) {
-			double mde = exp((stats_t975(df) + stats_t80(df)) * se) - 1;
-			json_object_set_new(e, "mde", json_real(mde));
-			json_object_set_new(e, "detectable", jfmt("this run would have detected a change of \u00b1%.2g%% or more",
-			                                          mde * 100.0));
-			/* Near the threshold: trials that would probably put the interval clear of its edge. */
-			double edge = log(ci.estimate) > 0 ? log(1.0 + th) : -log(1.0 + th);
-			double gap = fabs(log(ci.estimate) - edge);
-			if (strcmp(verdict, "inconclusive: near the threshold") == 0 && gap > 0 && se > 0) {
-				double f = se * stats_t975(df) / gap;
-				double trials = ceil(f * f * (double)(na > nb ? na : nb));
-				json_object_set_new(e, "settle_trials", json_real(trials));
-				add_reason(reason, sizeof reason, "about %.0f trials (--trials %.0f) would probably settle it", trials,
-				           trials);
-			}
-		}
-		json_object_set_new(e, "band_lo", json_real(lo));
-		json_object_set_new(e, "band_hi", json_real(hi));
-		json_object_set_new(e, "effect", json_boolean(strcmp(verdict, "faster") == 0 ||
-		                                              strcmp(verdict, "slower") == 0));
+		v = measured_entry(ac, p, oa, ob, &m, &r, &ci, na, nb, e, reason, sizeof reason);
 		if (!pc)
 			json_array_append_new(notes, jfmt("%s %s: the records keep no per-call values; each trial "
 			                      "counts by its mean", p->a->name, oa->op));
 	}
-	json_object_set_new(e, "verdict", json_string(verdict));
+	json_object_set_new(e, "verdict", json_string(verdict_name(v)));
 	if (reason[0])
 		json_object_set_new(e, "reason", json_string(reason));
 	return e;
@@ -858,6 +895,22 @@ int compare_sets(const struct record_set *a, const struct record_set *b, const s
 		return rc;
 	}
 	double th = o->tolerance_set ? o->tolerance : COMPARE_DEFAULT_THRESHOLD;
+	/*
+	 * One threshold per study: when every timed row was judged by the paired
+	 * in-process study, its threshold is the comparison's.
+	 */
+	double pth = NAN;
+	int all_paired = json_array_size(timing) > 0;
+	size_t ti;
+	json_t *te;
+	json_array_foreach(timing, ti, te) {
+		double x = jp_num(te, "threshold", NAN);
+		if (!isfinite(x) || (isfinite(pth) && x != pth))
+			all_paired = 0;
+		pth = x;
+	}
+	if (all_paired && !o->tolerance_set)
+		th = pth;
 	*result = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "schema",
 	                    "pqprof.compare/1", "a", a->dir, "b", b->dir, "resamples",
 	                    o->resamples > 0 ? o->resamples : STATS_BOOTSTRAP_RESAMPLES, "seed",
@@ -905,16 +958,33 @@ static void fmt_aa(char *buf, size_t len, const json_t *e)
 		         jp_num(e, "aa.hi", NAN));
 }
 
-/* A count with its sign ("-715.5 k"); fmt_count knows only magnitudes. */
-static void fmt_cost(char *buf, size_t len, double v)
+/* A signed cost: a time for ns ("-1.2 µs"), else a count ("-715.5 k"); the formatters know only magnitudes. */
+static void fmt_cost(char *buf, size_t len, double v, const char *unit)
 {
 	if (!isfinite(v)) {
 		snprintf(buf, len, "–");
 		return;
 	}
 	char mag[24];
-	fmt_count(mag, sizeof mag, fabs(v));
+	if (strcmp(unit, "ns") == 0)
+		fmt_seconds(mag, sizeof mag, fabs(v) * 1e-9);
+	else
+		fmt_count(mag, sizeof mag, fabs(v));
 	snprintf(buf, len, "%s%s", v < 0 ? "-" : "", mag);
+}
+
+/* A median per call with its unit: a time for nanosecond measures ("2.7 µs"), else the count and its unit. */
+static void fmt_median(char *buf, size_t len, double v, const char *measure)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "–");
+	else if (strcmp(measure, "CPU ns") == 0 || strcmp(measure, "ns") == 0 || strcmp(measure, "CPU time") == 0)
+		fmt_seconds(buf, len, v * 1e-9);
+	else {
+		char c[32];
+		fmt_count(c, sizeof c, v);
+		snprintf(buf, len, "%s %s", c, measure);
+	}
 }
 
 static void anchor_of(char *buf, size_t len, const char *prefix, const char *id)
@@ -941,15 +1011,16 @@ static void timing_table(const json_t *res, rdoc *d, int level, const char *anch
 	                                   "ratio B/A (95% interval)", "runs", "verdict", "A/A (95% interval)" };
 	struct rd_table *t = rdoc_table(d, any_aa ? 9 : 8, hdr);
 	json_array_foreach(timing, i, e) {
-		char ma[32], mb[32], ratio[96], aa[96], inst[2 * RS_NAME + 16];
-		/* The medians the ratio is about: typical per-call cost of each side. */
-		fmt_count(ma, sizeof ma, jp_num(e, "a_median", jp_num(e, "a_mean", NAN)));
-		fmt_count(mb, sizeof mb, jp_num(e, "b_median", jp_num(e, "b_mean", NAN)));
+		char ma[96], mb[96], ratio[96], aa[96], inst[2 * RS_NAME + 16];
+		const char *measure = jp_str(e, "measure", jp_str(e, "unit", "?"));
+		/* The medians the ratio is about: typical per-call cost of each side, with the measure's unit. */
+		fmt_median(ma, sizeof ma, jp_num(e, "a_median", jp_num(e, "a_mean", NAN)), measure);
+		fmt_median(mb, sizeof mb, jp_num(e, "b_median", jp_num(e, "b_mean", NAN)), measure);
 		fmt_ratio(ratio, sizeof ratio, e);
 		fmt_aa(aa, sizeof aa, e);
 		const char *pa = jp_str(e, "profile_a", ""), *pb = jp_str(e, "profile_b", "");
 		snprintf(inst, sizeof inst, "%s", jp_str(e, "instance", "?"));
-		const char *cells[] = { inst, jp_str(e, "op", "?"), jp_str(e, "measure", jp_str(e, "unit", "?")), ma, mb, ratio,
+		const char *cells[] = { inst, jp_str(e, "op", "?"), measure, ma, mb, ratio,
 		                        jp_str(e, "runs", "?"), jp_str(e, "verdict", "unknown"), aa };
 		rd_row(d, t, cells, 1u);
 		if (strcmp(pa, pb) != 0) {
@@ -1003,20 +1074,22 @@ static void function_tables(const json_t *res, rdoc *d, int level, const char *a
 		json_t *f;
 		if (unit) {
 			char h[4][64];
-			snprintf(h[0], sizeof h[0], "A %s/op", unit);
-			snprintf(h[1], sizeof h[1], "B %s/op", unit);
-			snprintf(h[2], sizeof h[2], "delta %s/op (95%% interval)", unit);
+			/* Nanoseconds are shown as times, each with its unit; other units name the column. */
+			const char *col = strcmp(unit, "ns") == 0 ? "time" : unit;
+			snprintf(h[0], sizeof h[0], "A %s/op", col);
+			snprintf(h[1], sizeof h[1], "B %s/op", col);
+			snprintf(h[2], sizeof h[2], "delta %s/op (95%% interval)", col);
 			const char *hdr[] = { "function", h[0], h[1], h[2], "self share A", "self share B", "delta pp" };
 			struct rd_table *t = rdoc_table(d, 7, hdr);
 			json_array_foreach(jp(e, "functions"), k, f) {
 				char a[32], b[32], dc[128], lo[32], hi[32], sa[32], sb[32], dl[32];
-				fmt_cost(a, sizeof a, jp_num(f, "a_cost", NAN));
-				fmt_cost(b, sizeof b, jp_num(f, "b_cost", NAN));
+				fmt_cost(a, sizeof a, jp_num(f, "a_cost", NAN), unit);
+				fmt_cost(b, sizeof b, jp_num(f, "b_cost", NAN), unit);
 				double dv = jp_num(f, "cost_delta", NAN);
-				fmt_cost(lo, sizeof lo, jp_num(f, "cost_delta_lo", NAN));
-				fmt_cost(hi, sizeof hi, jp_num(f, "cost_delta_hi", NAN));
+				fmt_cost(lo, sizeof lo, jp_num(f, "cost_delta_lo", NAN), unit);
+				fmt_cost(hi, sizeof hi, jp_num(f, "cost_delta_hi", NAN), unit);
 				char dv_s[32];
-				fmt_cost(dv_s, sizeof dv_s, dv);
+				fmt_cost(dv_s, sizeof dv_s, dv, unit);
 				snprintf(dc, sizeof dc, "%s%s (%s … %s)", dv > 0 ? "+" : "", dv_s, lo, hi);
 				report_fmt_share(sa, sizeof sa, jp_num(f, "a_self_share", NAN));
 				report_fmt_share(sb, sizeof sb, jp_num(f, "b_self_share", NAN));
@@ -1061,6 +1134,15 @@ int compare_doc_body(const json_t *res, rdoc *d, int level, const char *anchor, 
 	          "±%.3g%%, outside the spread of an A/A pair when there is one, and, for separate runs, outside the "
 	          "allowance for runs that were not interleaved (%s).", jp_num(res, "resamples", 0),
 	          jp_num(res, "threshold", 0) * 100.0, allowance);
+	double th = jp_num(res, "threshold", 0);
+	json_array_foreach(jp(res, "timing"), i, e) {
+		double x = jp_num(e, "threshold", NAN);
+		if (isfinite(x) && x != th) {
+			rdoc_para(d, "Rows measured paired in-process were judged by that study against its own practical "
+			          "threshold of ±%.3g%%.", x * 100.0);
+			break;
+		}
+	}
 	timing_table(res, d, level, anchor);
 	json_t *images = jp(res, "static_image");
 	if (json_array_size(images)) {
@@ -1089,8 +1171,8 @@ int compare_doc_body(const json_t *res, rdoc *d, int level, const char *anchor, 
 			char c[6][48];
 			const char *cells[8] = { jp_str(e, "instance", "?"), jp_str(e, "op", "?") };
 			if (jp(e, "peak_rss")) {
-				fmt_kib(c[0], 48, jp_num(e, "peak_rss.a", NAN));
-				fmt_kib(c[1], 48, jp_num(e, "peak_rss.b", NAN));
+				fmt_bytes_binary(c[0], 48, jp_num(e, "peak_rss.a", NAN));
+				fmt_bytes_binary(c[1], 48, jp_num(e, "peak_rss.b", NAN));
 				fmt_delta_kib(c[2], 48, jp_num(e, "peak_rss.delta", NAN));
 				cells[2] = c[0], cells[3] = c[1], cells[4] = c[2];
 			}

@@ -39,6 +39,7 @@
 #include <stdio.h>
 
 #include "core/pq_error.h"
+#include "measure/stats.h"
 #include "report/record_set.h"
 #include "report/report_doc.h"
 
@@ -84,6 +85,19 @@ int compare_sets(const struct record_set *a, const struct record_set *b, const s
 
 /* The comparison as report blocks (tables and notes). */
 int compare_doc(const json_t *result, rdoc *doc, pq_error *err);
+
+/*
+ * The ratio B / A of the typical per-call cost of two timing records
+ * whose trials ran interleaved round by round in one run, exactly as
+ * compare_sets computes it for such a pair: each trial's median per-call
+ * figure (cycles, else CPU time where both kept it, else the counter's
+ * units), trial i of A with trial i of B, whole rounds resampled (a
+ * blocked bootstrap; stats_trial_ratio_ci), default resamples and seed.
+ * *trials gets the number of rounds paired.  Fails with PQ_EINPUT when
+ * the records count different units or hold too few trials.
+ */
+int compare_interleaved_ratio(const json_t *bench_a, const json_t *bench_b, stats_interval *ci, size_t *trials,
+                              pq_error *err);
 
 /*
  * The comparison's body (timing, A/A, functions, notes) as blocks of an

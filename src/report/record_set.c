@@ -2,14 +2,16 @@
 #include "config.h"
 #include "report/record_set.h"
 #include "core/grow.h"
-#include "report/jpath.h"
 #include "core/atomic_file.h"
 #include "core/digest.h"
 #include "core/fixed_str.h"
+#include "core/jpath.h"
+#include "core/path_name.h"
 #include "core/safe_name.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +172,36 @@ int rs_validated(const struct rs_instance *inst)
 	return v && strcmp(v, "PASS") == 0;
 }
 
+int rs_build_failed(const struct rs_instance *inst)
+{
+	const char *step = rs_step(inst, "build");
+	return (step && strcmp(step, "failed") == 0) || strcmp(jp_str(inst->build, "status", ""), "failed") == 0;
+}
+
+const char *rs_kat_verdict(const struct rs_instance *inst)
+{
+	if (inst->kat)
+		return jp_str(inst->kat, "outcome.verdict", "unknown");
+	return rs_build_failed(inst) ? "BUILD" : "not run";
+}
+
+const char *rs_kind(const struct rs_instance *inst)
+{
+	return jp_str(inst->descriptor, "kind", jp_str(inst->build, "instance.kind", NULL));
+}
+
+double rs_declared_size(const struct rs_instance *inst, const char *key)
+{
+	char path[32];
+	snprintf(path, sizeof path, "%s.declared", key);
+	double v = jp_num(inst->sizes, path, NAN);
+	if (!isfinite(v)) {
+		snprintf(path, sizeof path, "sizes.%s", key);
+		v = jp_num(inst->descriptor, path, NAN);
+	}
+	return isfinite(v) && v > 0 ? v : -1;
+}
+
 /* The first descriptor any record carries. */
 static void pick_descriptor(struct rs_instance *in)
 {
@@ -304,6 +336,13 @@ static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t i
 	snprintf(in->name, sizeof in->name, "%s", jp_str(entry, "instance", label));
 	snprintf(in->profile, sizeof in->profile, "%s", jp_str(entry, "profile", ""));
 	snprintf(in->implementation, sizeof in->implementation, "%s", jp_str(entry, "implementation", ""));
+	snprintf(in->role, sizeof in->role, "%s", jp_str(entry, "role", ""));
+	double cat = jp_num(entry, "category", 0);
+	in->category = cat >= 1 && cat <= 5 ? (int)cat : 0;
+	snprintf(in->category_from, sizeof in->category_from, "%s", jp_str(entry, "category_from", ""));
+	snprintf(in->standard, sizeof in->standard, "%s", jp_str(entry, "standard", ""));
+	snprintf(in->baseline, sizeof in->baseline, "%s", jp_str(entry, "baseline", ""));
+	snprintf(in->baseline_note, sizeof in->baseline_note, "%s", jp_str(entry, "baseline_note", ""));
 	rs->ninst++;  /* from here on record_set_free releases what is attached */
 	json_t *steps = jp(entry, "steps");
 	if (json_is_object(steps))
@@ -504,8 +543,7 @@ static int plain_attach(struct record_set *rs, const char *file, json_t *rec, pq
 		}
 		const char *named = jp_str(rec, "log", NULL);
 		if (!in->kat_log_file[0] && named) {
-			const char *base = strrchr(named, '/');
-			return named_file(rs->dir, base ? base + 1 : named, in->kat_log_file, err);
+			return named_file(rs->dir, path_base(named), in->kat_log_file, err);
 		}
 	}
 	return 0;

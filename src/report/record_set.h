@@ -6,7 +6,7 @@
  * and the build/ kat/ records/ memory/ sizes/ profile/ traces/ flame/
  * leak/ folders named by instance label ("<instance>__<profile>"); instances
  * come from campaign.json, in its order.  A plain directory, as the
- * single-stage commands write it (`pqprof bench --records DIR` ...), is
+ * single-stage commands write it (`pqprof bench --records-dir DIR` ...), is
  * read file by file and each JSON file is sorted by its "schema".  In
  * both, an instance's timing-leak records are leak/<label>__<op>.json.
  *
@@ -54,6 +54,13 @@ struct rs_instance {
 	char implementation[64];    /* implementation version ("reference", "optimized", ...), "" if none */
 	char shown[RS_NAME + 80];   /* name in report rows: "<name> (<implementation>)" when the set holds several */
 	char label[RS_NAME];        /* file-name stem: "<name>__<profile>" in campaigns */
+	/* A campaign's role for the unit (campaign.json; "" in plain directories). */
+	char role[16];              /* "candidate", "baseline" or "" */
+	int category;               /* NIST security category 1..5, 0 unknown */
+	char category_from[160];    /* "descriptor", "api.h NAME", "--category", or "" */
+	char standard[32];          /* a baseline's standard ("FIPS 204"), or "" */
+	char baseline[RS_NAME];     /* a candidate's baseline label, or "" */
+	char baseline_note[128];    /* why that baseline, or "" */
 	json_t *descriptor;         /* instance descriptor from any record, or NULL */
 	json_t *steps;              /* campaign step states, or NULL */
 	json_t *build;              /* pqprof.build/1 */
@@ -96,7 +103,7 @@ void record_set_free(struct record_set *rs);
 /* The operation op of inst, or NULL. */
 const struct rs_op *rs_find_op(const struct rs_instance *inst, const char *op);
 
-/* A campaign step state ("done", "failed", "pending", ...) or NULL. */
+/* A campaign step state ("done", "failed", "pending", "not asked" (left out of --steps), ...) or NULL. */
 const char *rs_step(const struct rs_instance *inst, const char *step);
 
 /*
@@ -104,5 +111,25 @@ const char *rs_step(const struct rs_instance *inst, const char *step);
  * it was not (other verdict, or no KAT record at all).
  */
 int rs_validated(const struct rs_instance *inst);
+
+/* 1 when the instance's build failed (campaign step state or build record). */
+int rs_build_failed(const struct rs_instance *inst);
+
+/*
+ * The KAT verdict as reports print it: the KAT record's verdict ("PASS",
+ * "MISMATCH", "NOKAT", ...), "BUILD" when there is none because the build
+ * failed, else "not run".
+ */
+const char *rs_kat_verdict(const struct rs_instance *inst);
+
+/* The instance kind its records name ("signature", "kem"), or NULL. */
+const char *rs_kind(const struct rs_instance *inst);
+
+/*
+ * The size in bytes the instance declares for key ("pk", "sk", "sig",
+ * "ct", "ss"): the sizes record's, else the descriptor's; -1 when neither
+ * names a positive size.
+ */
+double rs_declared_size(const struct rs_instance *inst, const char *key);
 
 #endif

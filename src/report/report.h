@@ -33,6 +33,8 @@ int report_write_markdown(const rdoc *doc, const char *path, pq_error *err);
 /* The Markdown of doc onto an open stream (standard output for commands). */
 void report_markdown_to(FILE *out, const rdoc *doc);
 int report_write_html(const rdoc *doc, const char *set_dir, const char *path, pq_error *err);
+/* The reports' one style sheet (CSS text), for other pages of pqprof's (report/round_index.h). */
+const char *report_html_style(void);
 int report_write_csv(const struct record_set *rs, const char *path, pq_error *err);
 /* The merged document (new reference), NULL when out of memory. */
 json_t *report_json(const struct record_set *rs);

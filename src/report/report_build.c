@@ -1,17 +1,24 @@
 /*
- * report_build: turns a record set into the report's blocks, section by
- * section in the order of the reference reports (basic information,
- * environment, KAT, performance, resources, sizes, symmetric primitives,
- * evidence), then the hotspots of every profiled operation.  Everything
- * printed is formatted with core/units.h so figures read like the
- * reference.  Missing records become "not measured" rows with the
+ * report_build: turns a record set into the report's blocks: the title,
+ * the summary (report_summary.h), then the numbered sections in the order
+ * of the reference reports (basic information, environment, KAT,
+ * performance, resources, sizes, symmetric primitives), the hotspots of
+ * every profiled operation, the timing leaks and comparisons where the
+ * campaign has them, and the raw evidence index last.  A section's number
+ * is its place among the sections present (struct outline), so the
+ * numbers never skip, and text that names a section asks the outline.
+ * Everything printed is formatted with core/units.h so figures read like
+ * the reference.  Missing records become "not measured" rows with the
  * campaign's step state rather than holes.
  */
 #include "config.h"
 #include "report/report_leak.h"
+#include "report/report_summary.h"
+#include "report/summary_charts.h"
 #include "report/report_compare.h"
 #include "report/report.h"
-#include "report/jpath.h"
+#include "core/jpath.h"
+#include "core/text_buf.h"
 #include "core/units.h"
 #include "report/sizes_audit.h"
 #include "measure/env.h"
@@ -26,6 +33,43 @@
 #define TOP_LOOPS 3
 #define MAX_FOOTNOTES 64
 #define MAX_GROUPS 8
+
+/* The numbered sections, in report order. */
+enum section {
+	SEC_BASIC,
+	SEC_ENV,
+	SEC_KAT,
+	SEC_PERF,
+	SEC_RESOURCES,
+	SEC_SIZES,
+	SEC_SYMMETRIC,
+	SEC_HOTSPOTS,
+	SEC_LEAKS,          /* only with timing-leak records */
+	SEC_COMPARISON,     /* only with comparisons */
+	SEC_EVIDENCE,       /* always last */
+	SEC_COUNT
+};
+
+static const struct {
+	const char *anchor, *title;
+} section_names[SEC_COUNT] = {
+	[SEC_BASIC] = { "basic", "Basic information" },
+	[SEC_ENV] = { "environment", "Assessment environment" },
+	[SEC_KAT] = { "kat", "Functional testing (KAT)" },
+	[SEC_PERF] = { "performance", "Performance" },
+	[SEC_RESOURCES] = { "resources", "Resource consumption" },
+	[SEC_SIZES] = { "sizes", "Transmission and storage overhead" },
+	[SEC_SYMMETRIC] = { "symmetric", "Symmetric primitives" },
+	[SEC_HOTSPOTS] = { "hotspots", "Hotspots" },
+	[SEC_LEAKS] = { "leaks", "Timing leaks" },
+	[SEC_COMPARISON] = { "comparison", "Comparison" },
+	[SEC_EVIDENCE] = { "evidence", "Raw evidence index" },
+};
+
+/* The sections one report has: number[s] is section s's number, 0 when it is left out. */
+struct outline {
+	int number[SEC_COUNT];
+};
 
 const char *report_bench_unit(const json_t *bench)
 {
@@ -66,26 +110,10 @@ static void fmt_share_ci(char *buf, size_t len, double s, double lo, double hi)
 	snprintf(buf, len, "%s (%s–%s)", a, b, c);
 }
 
-/* Byte counts for stacks and heaps: exact below 10 KiB. */
-static void fmt_bytes(char *buf, size_t len, double v)
-{
-	if (!isfinite(v) || v < 0)
-		snprintf(buf, len, "–");
-	else if (v < 10240)
-		snprintf(buf, len, "%.0f B", v);
-	else
-		fmt_kib(buf, len, v);
-}
-
 /* The instance as rows name it: with its implementation version where the set holds several. */
 static const char *row_name(const struct rs_instance *in)
 {
 	return in->shown[0] ? in->shown : in->name;
-}
-
-static const char *kind_of(const struct rs_instance *in)
-{
-	return jp_str(in->descriptor, "kind", jp_str(in->build, "instance.kind", NULL));
 }
 
 /* The failure text of a record: "failure" as a string or {kind, stage, reason}. */
@@ -119,13 +147,26 @@ static void missing_text(const struct rs_instance *in, const char *step, char *b
 		return;
 	}
 	const char *s = rs_step(in, step);
-	if (s)
+	if (s && strcmp(s, "not asked") == 0)
+		snprintf(buf, len, "not measured (%s not in --steps)", step);
+	else if (s)
 		snprintf(buf, len, "not measured (step %s: %s)", step, s);
 	else
 		snprintf(buf, len, "not measured");
 }
 
-/* ---------------- title and section 1 ---------------- */
+/*
+ * A baseline unit that was never meant to run step (a security category's
+ * baseline is timed and sized only): its rows are left out of that step's
+ * tables rather than saying "not measured" once per operation.
+ */
+static int baseline_skips(const struct rs_instance *in, const char *step)
+{
+	const char *s = rs_step(in, step);
+	return strcmp(in->role, "baseline") == 0 && s && strcmp(s, "skipped") == 0;
+}
+
+/* ---------------- title and basic information ---------------- */
 
 static void add_unique(const char **list, int *n, int max, const char *s)
 {
@@ -138,12 +179,17 @@ static void add_unique(const char **list, int *n, int max, const char *s)
 		list[(*n)++] = s;
 }
 
-static void join(char *buf, size_t len, const char **list, int n, const char *sep)
+/* The list as one text, as long as it is; NULL when empty, or out of memory (then d->oom). */
+static char *join(rdoc *d, const char **list, int n, const char *sep)
 {
-	buf[0] = '\0';
-	size_t k = 0;
-	for (int i = 0; i < n && k < len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? sep : "", list[i]);
+	struct text_buf t = { 0 };
+	for (int i = 0; i < n; i++)
+		text_printf(&t, "%s%s", i ? sep : "", list[i]);
+	if (t.oom) {
+		d->oom = 1;
+		text_free(&t);
+	}
+	return t.s;
 }
 
 static const char *category_of(const struct record_set *rs)
@@ -152,14 +198,14 @@ static const char *category_of(const struct record_set *rs)
 	if (c)
 		return c;
 	for (size_t i = 0; i < rs->ninst; i++) {
-		const char *k = kind_of(&rs->inst[i]);
+		const char *k = rs_kind(&rs->inst[i]);
 		if (k)
 			return strcmp(k, "kem") == 0 ? "key encapsulation" : "digital signature";
 	}
 	return "unknown";
 }
 
-static void section_title(const struct record_set *rs, rdoc *d)
+static void section_title(const struct record_set *rs, const struct outline *ol, rdoc *d)
 {
 	const char *name = jp_str(rs->campaign, "scheme.name", NULL);
 	const char *title = jp_str(rs->campaign, "scheme.title", NULL);
@@ -179,16 +225,12 @@ static void section_title(const struct record_set *rs, rdoc *d)
 		         system && machine ? ")" : "");
 	rdoc_heading(d, 1, "title", "%s%s", what, where);
 	rdoc_para(d, "Independent measurement with pqprof %s, in the section order of the reference "
-	          "performance reports. Every figure comes from a record listed in section 8.",
-	          jp_str(rs->environment, "pqprof_version", PACKAGE_VERSION));
-	const char *status = jp_str(rs->campaign, "status", NULL);
-	if (status && strcmp(status, "complete") != 0)
-		rdoc_para(d, "Campaign status: %s. Some steps did not finish; their rows say which.", status);
+	          "performance reports. Every figure comes from a record listed in section %d.",
+	          jp_str(rs->environment, "pqprof_version", PACKAGE_VERSION), ol->number[SEC_EVIDENCE]);
 }
 
 static void section_basic(const struct record_set *rs, rdoc *d)
 {
-	rdoc_heading(d, 2, "basic", "1. Basic information");
 	const char *profiles[64], *names[256], *backends[16], *impls[64];
 	int np = 0, nn = 0, nb = 0, ni = 0;
 	for (size_t i = 0; i < rs->ninst; i++) {
@@ -200,64 +242,112 @@ static void section_basic(const struct record_set *rs, rdoc *d)
 			add_unique(backends, &nb, 16, jp_str(in->ops[k].bench, "backend.description",
 			                                     jp_str(in->ops[k].bench, "backend.name", NULL)));
 	}
-	char buf[8192];
 	const char *title = jp_str(rs->campaign, "scheme.title", jp_str(rs->campaign, "scheme.name", NULL));
 	rdoc_item(d, "Category: public-key algorithm; function: %s", category_of(rs));
 	rdoc_item(d, "Algorithm: %s", title ? title : (nn ? names[0] : "unknown"));
-	join(buf, sizeof buf, profiles, np, ", ");
 	if (ni) {
-		/* Reference, optimized, ... as the package named them; the flag profiles after. */
-		char ib[2048];
-		join(ib, sizeof ib, impls, ni, ", ");
-		rdoc_item(d, "Implementation versions measured: %s (flag profile%s %s)", ib, np == 1 ? "" : "s",
-		          np ? buf : "unknown");
-	} else {
-		rdoc_item(d, "Implementation versions measured: %s", np ? buf : "unknown");
+		/* Reference, optimized, ... as the package named them: the implementations, not flag profiles. */
+		char *ib = join(d, impls, ni, ", ");
+		rdoc_item(d, "Implementations measured: %s", ib ? ib : "");
+		free(ib);
 	}
-	join(buf, sizeof buf, names, nn, ", ");
-	rdoc_item(d, "Parameter sets: %s", nn ? buf : "none");
-	join(buf, sizeof buf, backends, nb, "; ");
+	char *buf = join(d, profiles, np, ", ");
+	rdoc_item(d, "Flag profile%s (compiler flags each implementation was built with): %s", np == 1 ? "" : "s",
+	          buf ? buf : "unknown");
+	free(buf);
+	buf = join(d, names, nn, ", ");
+	rdoc_item(d, "Parameter sets: %s", buf ? buf : "none");
+	free(buf);
+	buf = join(d, backends, nb, "; ");
 	rdoc_item(d, "Measurement method: pqprof %s; counter backend: %s",
-	          jp_str(rs->environment, "pqprof_version", PACKAGE_VERSION), nb ? buf : "no timing records");
+	          jp_str(rs->environment, "pqprof_version", PACKAGE_VERSION), buf ? buf : "no timing records");
+	free(buf);
 	const char *system = jp_str(rs->campaign, "system", NULL);
 	if (system)
 		rdoc_item(d, "System: %s", system);
 }
 
-/* ---------------- section 2 ---------------- */
+struct footnotes {
+	char *text[MAX_FOOTNOTES];
+	int n;
+};
+
+/* The footnote number of text (1-based), shared by identical texts. */
+static int footnote(struct footnotes *f, const char *text)
+{
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->text[i], text) == 0)
+			return i + 1;
+	if (f->n == MAX_FOOTNOTES)
+		return f->n;
+	f->text[f->n] = strdup(text);
+	if (!f->text[f->n])
+		return 0;
+	return ++f->n;
+}
+
+/* ---------------- assessment environment ---------------- */
+
+/* A unit's library form, and the sentence that explains it. */
+static void linkage_form(const struct rs_instance *in, char *form, size_t flen, char *legend, size_t llen)
+{
+	const char *f = jp_str(in->build, "linkage.form", NULL);
+	if (f) {
+		snprintf(form, flen, "%s", f);
+		snprintf(legend, llen, "%s: %s", f, jp_str(in->build, "linkage.summary", "no summary recorded"));
+	} else if (in->build && !jp(in->build, "flags")) {
+		snprintf(form, flen, "prebuilt");
+		snprintf(legend, llen, "prebuilt: a library pqprof did not build; its form is not known");
+	} else {
+		snprintf(form, flen, "not recorded");
+		snprintf(legend, llen, "not recorded: built before pqprof recorded the form (plain -fPIC)");
+	}
+}
 
 /*
  * The library form each unit was measured in (instance/link_scope.h), from
- * its build record: locally bound calls, or plain -fPIC.
+ * its build record: locally bound calls, or plain -fPIC.  One form for all
+ * is one sentence; otherwise a table, each form explained once below it.
  */
 static void section_env_linkage(const struct record_set *rs, rdoc *d)
 {
 	if (!rs->ninst)
 		return;
-	rdoc_para(d, "Library form: every instance is measured as a shared library. By default calls inside the "
-	          "library bind locally (-fno-semantic-interposition -Wl,-Bsymbolic-functions), as in the "
-	          "submitter's static programs; the plain -fPIC form (calls to exported functions through the PLT) "
-	          "is what the reference reports' harness measured (pqprof run --plain-pic).");
+	char form0[400], legend0[600], form[400], legend[600];
+	linkage_form(&rs->inst[0], form0, sizeof form0, legend0, sizeof legend0);
+	int same = 1;
+	for (size_t i = 1; i < rs->ninst && same; i++) {
+		linkage_form(&rs->inst[i], form, sizeof form, legend, sizeof legend);
+		same = strcmp(form, form0) == 0;
+	}
+	static const char plain_note[] = "The plain -fPIC form (calls to exported functions through the PLT) is what "
+	                                 "the reference reports' harness measured (pqprof run --plain-pic).";
+	if (same) {
+		rdoc_para(d, "Library form: every instance is measured as a shared library, all in one form, %s. %s",
+		          legend0, plain_note);
+		return;
+	}
+	rdoc_para(d, "Library form: every instance is measured as a shared library, in the form the table gives. %s",
+	          plain_note);
 	static const char *const hdr[] = { "instance", "profile", "library form" };
 	struct rd_table *t = rdoc_table(d, 3, hdr);
+	struct footnotes fn = { .n = 0 };
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
-		char form[400];
-		const char *f = jp_str(in->build, "linkage.form", NULL);
-		if (f)
-			snprintf(form, sizeof form, "%s: %s", f, jp_str(in->build, "linkage.summary", ""));
-		else if (in->build && !jp(in->build, "flags"))
-			snprintf(form, sizeof form, "prebuilt library: form not known");
-		else
-			snprintf(form, sizeof form, "not recorded (built before pqprof recorded the form: plain -fPIC)");
+		linkage_form(in, form, sizeof form, legend, sizeof legend);
+		/* The explanation once per form, under the table, not on every row. */
+		footnote(&fn, legend);
 		const char *cells[] = { row_name(in), in->profile[0] ? in->profile : NULL, form };
 		rd_row(d, t, cells, 0);
+	}
+	for (int i = 0; i < fn.n; i++) {
+		rdoc_para(d, "%s.", fn.text[i]);
+		free(fn.text[i]);
 	}
 }
 
 static void section_env(const struct record_set *rs, rdoc *d)
 {
-	rdoc_heading(d, 2, "environment", "2. Assessment environment");
 	if (!rs->environment) {
 		rdoc_para(d, "No record carries the assessment environment.");
 		return;
@@ -280,107 +370,93 @@ static void section_env(const struct record_set *rs, rdoc *d)
 		const char *cells[] = { rows[i].item, rows[i].value };
 		rd_row(d, t, cells, 0);
 	}
-	char warn[ENV_MAX_WARNINGS][ENV_WARNING_LEN];
-	int nw = env_warnings(&env, warn, ENV_MAX_WARNINGS);
-	if (nw) {
-		char buf[ENV_MAX_WARNINGS * (ENV_WARNING_LEN + 2)];
-		const char *list[ENV_MAX_WARNINGS];
-		for (int i = 0; i < nw; i++)
-			list[i] = warn[i];
-		join(buf, sizeof buf, list, nw, "; ");
-		rdoc_para(d, "Caveats: %s.", buf);
-	}
+	/* What of this environment makes figures unstable is among the summary's warnings, said there once. */
 	section_env_linkage(rs, d);
 }
 
-/* ---------------- section 3 ---------------- */
+/* ---------------- functional testing (KAT) ---------------- */
 
-struct footnotes {
-	char *text[MAX_FOOTNOTES];
-	int n;
-};
-
-/* The footnote number of text (1-based), shared by identical texts. */
-static int footnote(struct footnotes *f, const char *text)
+/* Why an instance is not validated, as long as it takes; NULL when out of memory (then d->oom). */
+static char *kat_explanation(const struct rs_instance *in, rdoc *d)
 {
-	for (int i = 0; i < f->n; i++)
-		if (strcmp(f->text[i], text) == 0)
-			return i + 1;
-	if (f->n == MAX_FOOTNOTES)
-		return f->n;
-	f->text[f->n] = strdup(text);
-	if (!f->text[f->n])
-		return 0;
-	return ++f->n;
-}
-
-static void kat_explanation(const struct rs_instance *in, char *buf, size_t len)
-{
-	size_t k = 0;
+	struct text_buf t = { 0 };
 	if (!in->kat) {
 		const char *b = rs_step(in, "build");
 		if ((b && strcmp(b, "failed") == 0) || rec_failed(in->build)) {
 			char why[1024];
 			failure_text(in->build, why, sizeof why);
-			snprintf(buf, len, "Build failed: %s", why);
+			text_printf(&t, "Build failed: %s", why);
 		} else {
 			const char *s = rs_step(in, "kat");
-			snprintf(buf, len, "No KAT record%s%s%s.", s ? " (step kat: " : "", s ? s : "", s ? ")" : "");
+			text_printf(&t, "No KAT record%s%s%s.", s ? " (step kat: " : "", s ? s : "", s ? ")" : "");
 		}
-		return;
+	} else {
+		const char *v = jp_str(in->kat, "outcome.verdict", "unknown");
+		const char *reason = jp_str(in->kat, "outcome.reason", "");
+		text_printf(&t, "%s: %s", v, reason[0] ? reason : "no reason recorded");
+		if (reason[0] && reason[strlen(reason) - 1] != '.')
+			text_printf(&t, ".");
+		json_t *notes = jp(in->kat, "outcome.notes");
+		size_t i;
+		json_t *n;
+		int first = 1;
+		json_array_foreach(notes, i, n) {
+			if (!json_is_string(n))
+				continue;
+			text_printf(&t, "%s%s", first ? " API deviations and notes: " : "; ", json_string_value(n));
+			first = 0;
+		}
+		if (!first)
+			text_printf(&t, ".");
+		double rec = jp_num(in->kat, "outcome.record", -1);
+		const char *field = jp_str(in->kat, "outcome.field", "");
+		if (rec >= 0)
+			text_printf(&t, " First difference: record %.0f%s%s.", rec, field[0] ? ", field " : "", field);
+		/* The whole difference, when the file was at hand (kat/kat_forensics.h). */
+		const char *why = jp_str(in->kat, "forensics.text", "");
+		if (why[0])
+			text_printf(&t, " %s", why);
 	}
-	const char *v = jp_str(in->kat, "outcome.verdict", "unknown");
-	const char *reason = jp_str(in->kat, "outcome.reason", "");
-	k += (size_t)snprintf(buf + k, len - k, "%s: %s", v, reason[0] ? reason : "no reason recorded");
-	if (k < len && reason[0] && reason[strlen(reason) - 1] != '.')
-		k += (size_t)snprintf(buf + k, len - k, ".");
-	json_t *notes = jp(in->kat, "outcome.notes");
-	size_t i;
-	json_t *n;
-	int first = 1;
-	json_array_foreach(notes, i, n) {
-		if (!json_is_string(n) || k >= len)
-			continue;
-		k += (size_t)snprintf(buf + k, len - k, "%s%s", first ? " API deviations and notes: " : "; ",
-		                      json_string_value(n));
-		first = 0;
+	if (t.oom) {
+		d->oom = 1;
+		text_free(&t);
 	}
-	if (!first && k < len)
-		k += (size_t)snprintf(buf + k, len - k, ".");
-	double rec = jp_num(in->kat, "outcome.record", -1);
-	const char *field = jp_str(in->kat, "outcome.field", "");
-	if (rec >= 0 && k < len)
-		k += (size_t)snprintf(buf + k, len - k, " First difference: record %.0f%s%s.", rec,
-		                      field[0] ? ", field " : "", field);
-	/* The whole difference, when the file was at hand (kat/kat_forensics.h). */
-	const char *why = jp_str(in->kat, "forensics.text", "");
-	if (why[0] && k < len)
-		snprintf(buf + k, len - k, " %s", why);
+	return t.s;
 }
 
-static void section_kat(const struct record_set *rs, rdoc *d)
+/* NIST signatures driven through their context-string API: which functions, and the context (descriptor). */
+static void context_line(const struct rs_instance *in, rdoc *d)
 {
-	rdoc_heading(d, 2, "kat", "3. Functional testing (KAT)");
+	const json_t *desc = in->descriptor ? in->descriptor : jp(in->build, "instance");
+	if (strcmp(jp_str(desc, "signature_api", ""), "context") != 0)
+		return;
+	const char *hex = jp_str(desc, "context", "");
+	/* Which functions those are (crypto_sign_ctx, or a crypto_sign taking the context) the build notes say. */
+	if (*hex)
+		rdoc_para(d, "Signature API, %s: the context-string sign and verify functions, with the context %s; the "
+		          "KAT replay and every measurement sign with it.", row_name(in), hex);
+	else
+		rdoc_para(d, "Signature API, %s: the context-string sign and verify functions, with an empty context; the "
+		          "KAT replay and every measurement sign with it.", row_name(in));
+}
+
+static void section_kat(const struct record_set *rs, const struct outline *ol, rdoc *d)
+{
 	rdoc_para(d, "Each library was checked against its known-answer test vectors before timing; the KAT "
-	          "record and log of each instance are listed in section 8.");
-	static const char *const hdr[] = { "instance", "build flags", "KAT" };
+	          "record and log of each instance are listed in section %d.", ol->number[SEC_EVIDENCE]);
+	static const char *const hdr[] = { "instance", "flag profile", "KAT" };
 	struct rd_table *t = rdoc_table(d, 3, hdr);
 	struct footnotes fn = { .n = 0 };
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
-		char verdict[128], expl[4096];
-		const char *flags = in->profile[0] ? in->profile : jp_str(in->descriptor, "cflags", NULL);
-		if (rs_validated(in)) {
-			snprintf(verdict, sizeof verdict, "PASS");
-		} else {
-			kat_explanation(in, expl, sizeof expl);
-			int num = footnote(&fn, expl);
-			const char *b = rs_step(in, "build");
-			int build_failed = (b && strcmp(b, "failed") == 0) || rec_failed(in->build);
-			snprintf(verdict, sizeof verdict, "%s [%d]",
-			         in->kat ? jp_str(in->kat, "outcome.verdict", "unknown") : build_failed ? "BUILD" : "not run",
-			         num);
-		}
+		char verdict[128];
+		const char *flags = in->profile[0] ? in->profile : NULL;
+		char *expl = rs_validated(in) ? NULL : kat_explanation(in, d);
+		if (expl)
+			snprintf(verdict, sizeof verdict, "%s [%d]", rs_kat_verdict(in), footnote(&fn, expl));
+		else
+			snprintf(verdict, sizeof verdict, "%s", rs_kat_verdict(in));
+		free(expl);
 		const char *cells[] = { row_name(in), flags, verdict };
 		rd_row(d, t, cells, 1u);
 	}
@@ -390,6 +466,8 @@ static void section_kat(const struct record_set *rs, rdoc *d)
 	}
 	if (fn.n)
 		rdoc_para(d, "These instances are timed anyway; their output is not validated.");
+	for (size_t i = 0; i < rs->ninst; i++)
+		context_line(&rs->inst[i], d);
 	/* Instances that passed can still deviate from the API (a key from another process refused...). */
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
@@ -403,9 +481,9 @@ static void section_kat(const struct record_set *rs, rdoc *d)
 	}
 }
 
-/* ---------------- section 4 ---------------- */
+/* ---------------- performance ---------------- */
 
-/* The profile column of sections 4-9: the flag profile an instance was built with. */
+/* The profile column of the sections after 3: the flag profile an instance was built with. */
 static const char *profile_cell(const struct rs_instance *in)
 {
 	return in->profile[0] ? in->profile : NULL;
@@ -475,13 +553,16 @@ static void perf_row(const struct rs_instance *in, const struct rs_op *o, int mi
 		}
 		fmt_sig3(ops, sizeof ops, jp_num(b, "summary.ops_per_s", NAN));
 		contended_text(b, cont, sizeof cont);
-		snprintf(n, sizeof n, "%.0f (%.0f × %.0f)", jp_num(b, "summary.n", NAN), jp_num(b, "summary.trials", NAN),
-		         jp_num(b, "summary.iters", NAN));
+		char nn[32], nt[32], ni[32];
+		fmt_grouped(nn, sizeof nn, jp_num(b, "summary.n", NAN));
+		fmt_grouped(nt, sizeof nt, jp_num(b, "summary.trials", NAN));
+		fmt_grouped(ni, sizeof ni, jp_num(b, "summary.iters", NAN));
+		snprintf(n, sizeof n, "%s (%s × %s)", nn, nt, ni);
 	}
 	const char *cells[] = { row_name(in), profile_cell(in), o ? o->op : "–", med, tm, mn, ops, mean, cont, n };
 	rd_row(d, t, cells, 1u);
 	if (!rs_validated(in))
-		rd_suffix(d, t, 0, " (output not validated)");
+		rd_suffix(d, t, 0, " †");
 }
 
 /*
@@ -490,20 +571,117 @@ static void perf_row(const struct rs_instance *in, const struct rs_op *o, int mi
  * reader comparing with a reference report knows how much of a difference
  * is the harness's library form.
  */
+/* One instance's check as a sentence made from the numbers of its table rows (without the instance's name). */
+static void interposition_text(const struct rs_instance *in, struct text_buf *out)
+{
+	const char *op, *lo_op = NULL, *hi_op = NULL;
+	double lo = NAN, hi = NAN;
+	struct text_buf beyond = { 0 };
+	json_t *e;
+	json_object_foreach(json_object_get(in->interposition, "ops"), op, e) {
+		double f = jp_num(e, "factor", NAN);
+		if (jp_str(e, "failure", NULL) || !isfinite(f))
+			continue;
+		/* Compared as the table prints them, so the sentence can never disagree with it. */
+		f = round(f * 100) / 100;
+		if (!lo_op || f < lo)
+			lo = f, lo_op = op;
+		if (!hi_op || f > hi)
+			hi = f, hi_op = op;
+		if (json_is_true(json_object_get(e, "beyond_noise")))
+			text_printf(&beyond, "%s%s %.2fx (%.2f–%.2f)", beyond.n ? ", " : "", op, f, jp_num(e, "lo", NAN),
+			            jp_num(e, "hi", NAN));
+	}
+	if (beyond.oom)
+		out->oom = 1;
+	const char *bt = beyond.s && !beyond.oom ? beyond.s : "";
+	if (!lo_op)
+		text_printf(out, "no factor measured");
+	else if (lo == hi)
+		text_printf(out, "plain / local %.2fx in every operation%s%s", lo, bt[0] ? "; beyond the noise: " : "", bt);
+	else
+		text_printf(out, "plain / local from %.2fx (%s) to %.2fx (%s)%s%s", lo, lo_op, hi, hi_op,
+		            bt[0] ? "; beyond the noise: " : "", bt);
+	text_free(&beyond);
+}
+
+/*
+ * One line per distinct sentence: instances whose checks read the same
+ * (the same rounded factors) share it, "A / p, B / p: plain / local ...",
+ * so that no sentence is said twice.
+ */
+static void interposition_items(const struct record_set *rs, rdoc *d)
+{
+	size_t n = rs->ninst;
+	struct text_buf *say = calloc(n ? n : 1, sizeof *say);
+	if (!say) {
+		d->oom = 1;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (rs->inst[i].interposition)
+			interposition_text(&rs->inst[i], &say[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (!say[i].s)
+			continue;
+		struct text_buf who = { 0 };
+		for (size_t j = i; j < n; j++) {
+			const struct rs_instance *in = &rs->inst[j];
+			if (!say[j].s || (j != i && strcmp(say[j].s, say[i].s) != 0))
+				continue;
+			text_printf(&who, "%s%s%s%s", who.n ? ", " : "", row_name(in), in->profile[0] ? " / " : "",
+			            in->profile);
+			if (j != i)
+				text_free(&say[j]);
+		}
+		if (who.oom || say[i].oom)
+			d->oom = 1;
+		else
+			rdoc_item(d, "%s: %s", who.s, say[i].s);
+		text_free(&who);
+		text_free(&say[i]);
+	}
+	free(say);
+}
+
+/*
+ * The interposition check (campaign/interpose_check.h): how much slower the
+ * plain -fPIC library is than the locally bound one, per instance, so a
+ * reader comparing with a reference report knows how much of a difference
+ * is the harness's library form.  What the check means is said once; each
+ * instance gets one line made from its rows of the table.
+ */
 static void section_perf_interposition(const struct record_set *rs, rdoc *d)
 {
-	struct rd_table *t = NULL;
+	const json_t *first = NULL;
+	int plain = 0;
+	for (size_t i = 0; i < rs->ninst; i++)
+		if (rs->inst[i].interposition) {
+			if (!first)
+				first = rs->inst[i].interposition;
+			plain |= strcmp(jp_str(rs->inst[i].interposition, "measured", "local"), "plain-pic") == 0;
+		}
+	if (!first)
+		return;
+	double noise = jp_num(first, "noise", 0.10);
+	int flagged = 0;
+	for (size_t i = 0; i < rs->ninst; i++)
+		flagged |= jp_true(rs->inst[i].interposition, "flagged");
+	rdoc_para(d, "Interposition check: each operation was timed in both library forms, loaded side by side in "
+	          "one process; plain / local is the plain -fPIC library's time over the locally bound one's, with "
+	          "its 95%% interval. The noise band is ±%.0f%% around 1: a factor counts as beyond the noise only "
+	          "when its whole interval lies outside %.2fx–%.2fx%s. The timing table after this one is for the %s "
+	          "build.", noise * 100, 1 - noise, 1 + noise, flagged ? "" : ", and none is",
+	          plain ? "plain -fPIC (--plain-pic)" : "locally bound");
+	rdoc_list(d);
+	interposition_items(rs, d);
+	static const char *const hdr[] = { "instance", "profile", "operation", "plain / local",
+	                                   "95% interval", "rounds (n)", "measure", "beyond the noise" };
+	struct rd_table *t = rdoc_table(d, 8, hdr);
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
 		if (!in->interposition)
 			continue;
-		rdoc_para(d, "Interposition check, %s%s%s: %s.", row_name(in), in->profile[0] ? " / " : "", in->profile,
-		          jp_str(in->interposition, "statement", "no statement"));
-		if (!t) {
-			static const char *const hdr[] = { "instance", "profile", "operation", "plain / local",
-			                                   "95% interval", "rounds", "measure", "beyond the noise" };
-			t = rdoc_table(d, 8, hdr);
-		}
 		const char *op;
 		json_t *e;
 		json_object_foreach(json_object_get(in->interposition, "ops"), op, e) {
@@ -511,8 +689,8 @@ static void section_perf_interposition(const struct record_set *rs, rdoc *d)
 			const char *why = jp_str(e, "failure", NULL);
 			if (!why) {
 				snprintf(f, sizeof f, "%.2fx", jp_num(e, "factor", NAN));
-				snprintf(ci, sizeof ci, "%.2f–%.2f", jp_num(e, "lo", NAN), jp_num(e, "hi", NAN));
-				snprintf(n, sizeof n, "%.0f", jp_num(e, "rounds", NAN));
+				snprintf(ci, sizeof ci, "%.2fx–%.2fx", jp_num(e, "lo", NAN), jp_num(e, "hi", NAN));
+				fmt_grouped(n, sizeof n, jp_num(e, "rounds", NAN));
 			}
 			const char *cells[] = { row_name(in), in->profile[0] ? in->profile : NULL, op, f, ci, n,
 			                        why ? why : jp_str(e, "measure", "–"),
@@ -539,9 +717,8 @@ static void section_perf_output(const struct record_set *rs, rdoc *d)
 	}
 }
 
-static void section_perf(const struct record_set *rs, rdoc *d)
+static void section_perf(const struct record_set *rs, const struct outline *ol, rdoc *d)
 {
-	rdoc_heading(d, 2, "performance", "4. Performance");
 	const char *unit = common_unit(rs);
 	const char *uname = !unit || !unit[0] ? "count" : unit;
 	char med_hdr[96], min_hdr[96], mean_hdr[96];
@@ -590,13 +767,18 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 	const char *hdr[] = { "instance", "profile", "operation", med_hdr, "median time", min_hdr, "ops/s", mean_hdr,
 	                      "contended trials", "n (trials × iters)" };
 	struct rd_table *t = rdoc_table(d, 10, hdr);
+	int unvalidated = 0;
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
+		unvalidated |= !rs_validated(in);
 		if (!in->nops)
 			perf_row(in, NULL, !unit, d, t);
 		for (int k = 0; k < in->nops; k++)
 			perf_row(in, &in->ops[k], !unit, d, t);
 	}
+	if (unvalidated)
+		rdoc_para(d, "† The instance's KAT verdict is not PASS (section %d): its output is not validated.",
+		          ol->number[SEC_KAT]);
 	if (!unit || !unit[0])
 		return;
 	/* One chart per operation, across instances. */
@@ -624,7 +806,7 @@ static void section_perf(const struct record_set *rs, rdoc *d)
 	}
 }
 
-/* ---------------- section 5 ---------------- */
+/* ---------------- resource consumption ---------------- */
 
 static double static_image(const struct rs_instance *in, const struct rs_op *o)
 {
@@ -638,25 +820,26 @@ static double static_image(const struct rs_instance *in, const struct rs_op *o)
 
 static void section_memory(const struct record_set *rs, rdoc *d)
 {
-	rdoc_heading(d, 2, "resources", "5. Resource consumption");
 	rdoc_para(d, "Static memory is approximated by the library's loadable ELF segments; peak memory is the "
 	          "process high-water mark (VmHWM) including the benchmark driver and libc, so both are "
 	          "upper-bound proxies rather than isolated algorithm memory. Beyond the reference, stack is the "
 	          "call's high-water mark on a painted stack and heap is the peak of the call's own live "
 	          "allocations.");
-	static const char *const hdr[] = { "instance", "profile", "operation", "static: ELF image (bytes)",
-	                                   "baseline RSS", "peak RSS", "stack", "heap peak", "allocations" };
+	static const char *const hdr[] = { "instance", "profile", "operation", "static: ELF image",
+	                                   "baseline RSS", "peak RSS", "stack", "heap peak", "allocations (n)" };
 	struct rd_table *t = rdoc_table(d, 9, hdr);
 	struct rd_chart *chart = NULL;
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
+		if (baseline_skips(in, "mem"))
+			continue;
 		for (int k = 0; k < (in->nops ? in->nops : 1); k++) {
 			const struct rs_op *o = in->nops ? &in->ops[k] : NULL;
 			const json_t *m = o ? o->memory : NULL;
 			char img[32] = "–", base[32] = "–", peak[1200] = "–", st[32] = "–", heap[32] = "–", al[32] = "–";
 			double si = static_image(in, o);
 			if (si >= 0)
-				snprintf(img, sizeof img, "%.0f", si);
+				fmt_bytes_binary(img, sizeof img, si);
 			if (!m) {
 				missing_text(in, "mem", peak, sizeof peak);
 			} else if (rec_failed(m)) {
@@ -664,12 +847,12 @@ static void section_memory(const struct record_set *rs, rdoc *d)
 				failure_text(m, why, sizeof why);
 				snprintf(peak, sizeof peak, "failed: %s", why);
 			} else {
-				fmt_kib(base, sizeof base, jp_num(m, "memory.baseline_rss", NAN));
-				fmt_kib(peak, sizeof peak, jp_num(m, "memory.peak_rss", NAN));
-				fmt_bytes(st, sizeof st, jp_num(m, "memory.stack.used", NAN));
+				fmt_bytes_binary(base, sizeof base, jp_num(m, "memory.baseline_rss", NAN));
+				fmt_bytes_binary(peak, sizeof peak, jp_num(m, "memory.peak_rss", NAN));
+				fmt_bytes_binary(st, sizeof st, jp_num(m, "memory.stack.used", NAN));
 				if (jp_true(m, "memory.heap.available")) {
-					fmt_bytes(heap, sizeof heap, jp_num(m, "memory.heap.peak_live_bytes", NAN));
-					snprintf(al, sizeof al, "%.0f", jp_num(m, "memory.heap.allocs", NAN));
+					fmt_bytes_binary(heap, sizeof heap, jp_num(m, "memory.heap.peak_live_bytes", NAN));
+					fmt_grouped(al, sizeof al, jp_num(m, "memory.heap.allocs", NAN));
 				} else {
 					snprintf(heap, sizeof heap, "n/a");
 				}
@@ -689,7 +872,7 @@ static void section_memory(const struct record_set *rs, rdoc *d)
 	}
 }
 
-/* ---------------- section 6 ---------------- */
+/* ---------------- transmission and storage overhead ---------------- */
 
 /*
  * Which tables make a large static image: per instance whose read-only
@@ -704,34 +887,33 @@ static void rodata_tables(const struct record_set *rs, rdoc *d)
 		double ro = jp_num(in->sizes, "elf.sections.rodata", NAN);
 		if (!(ro >= RODATA_NAMED_MIN))
 			continue;
-		char list[1024];
-		size_t k = 0;
+		struct text_buf list = { 0 };
 		int shown = 0;
 		size_t j;
 		json_t *sym;
-		list[0] = '\0';
 		json_array_foreach(jp(in->sizes, "elf.top_symbols"), j, sym) {
 			const char *kind = json_string_value(json_object_get(sym, "kind"));
 			const char *name = json_string_value(json_object_get(sym, "name"));
 			double sz = json_number_value(json_object_get(sym, "size"));
-			if (!kind || !name || strcmp(kind, "rodata") != 0 || shown == 3 || k >= sizeof list)
+			if (!kind || !name || strcmp(kind, "rodata") != 0 || shown == 3)
 				continue;
-			k += (size_t)snprintf(list + k, sizeof list - k, "%s%s %.0f bytes (%.1f%%)", shown ? ", " : "", name, sz,
-			                      100.0 * sz / ro);
+			text_printf(&list, "%s%s %.0f bytes (%.1f%%)", shown ? ", " : "", name, sz, 100.0 * sz / ro);
 			shown++;
 		}
+		if (list.oom)
+			d->oom = 1;
 		rdoc_item(d, "%s: %.0f bytes of read-only data (.rodata) in a static image of %.0f bytes; largest "
 		          "tables: %s.", row_name(in), ro, jp_num(in->sizes, "elf.image_memsz", NAN),
-		          shown ? list : "none named (no symbol table)");
+		          shown && !list.oom ? list.s : "none named (no symbol table)");
+		text_free(&list);
 	}
 }
 
 static void section_sizes(const struct record_set *rs, rdoc *d)
 {
-	rdoc_heading(d, 2, "sizes", "6. Transmission and storage overhead");
 	int sig = 0, kem = 0;
 	for (size_t i = 0; i < rs->ninst; i++) {
-		const char *k = kind_of(&rs->inst[i]);
+		const char *k = rs_kind(&rs->inst[i]);
 		if (k && strcmp(k, "kem") == 0)
 			kem = 1;
 		else
@@ -739,17 +921,17 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 	}
 	rdoc_para(d, "Sizes in bytes as each instance declares them through its API; the produced lengths were "
 	          "sampled over many seeds, and the size audit lists every disagreement.");
-	const char *hdr[7] = { "instance", "profile", "public key", "secret key" };
+	const char *hdr[7] = { "instance", "profile", "public key (bytes)", "secret key (bytes)" };
 	const char *keys[7] = { NULL, NULL, "pk", "sk" };
 	int nc = 4;
 	if (sig) {
-		hdr[nc] = "signature";
+		hdr[nc] = "signature (bytes)";
 		keys[nc++] = "sig";
 	}
 	if (kem) {
-		hdr[nc] = "ciphertext";
+		hdr[nc] = "ciphertext (bytes)";
 		keys[nc++] = "ct";
-		hdr[nc] = "shared secret";
+		hdr[nc] = "shared secret (bytes)";
 		keys[nc++] = "ss";
 	}
 	struct rd_table *t = rdoc_table(d, nc, hdr);
@@ -758,15 +940,9 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 		char val[7][32];
 		const char *cells[7] = { row_name(in), profile_cell(in) };
 		for (int c = 2; c < nc; c++) {
-			char path[32];
-			snprintf(path, sizeof path, "%s.declared", keys[c]);
-			double v = jp_num(in->sizes, path, NAN);
-			if (!isfinite(v)) {
-				snprintf(path, sizeof path, "sizes.%s", keys[c]);
-				v = jp_num(in->descriptor, path, NAN);
-			}
-			snprintf(val[c], sizeof val[c], "%.0f", v);
-			cells[c] = isfinite(v) && v > 0 ? val[c] : NULL;
+			double v = rs_declared_size(in, keys[c]);
+			fmt_grouped(val[c], sizeof val[c], v);
+			cells[c] = v > 0 ? val[c] : NULL;
 		}
 		rd_row(d, t, cells, 1u);
 	}
@@ -808,7 +984,7 @@ static void section_sizes(const struct record_set *rs, rdoc *d)
 		rdoc_para(d, "No sizes records: the sizes above are the declared ones from the instance descriptors.");
 }
 
-/* ---------------- section 7 ---------------- */
+/* ---------------- symmetric primitives ---------------- */
 
 #define NA_TEXT "n/a (no such function)"
 #define MAX_FAMILIES 8
@@ -865,42 +1041,54 @@ static int cmp_call(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* "pseudoXOF 36,912, pseudohash 102", sorted by name; zero counts left out. */
-static void calls_text(const json_t *prof, char *buf, size_t len)
+/*
+ * "pseudoXOF 36,912, pseudohash 102", sorted by name; zero counts left
+ * out.  As long as the list is; NULL when out of memory (then d->oom).
+ * Counts that could not be made are "unavailable [N]", the reason in
+ * footnote N of fn, said once however many rows share it.
+ */
+static char *calls_text(const json_t *prof, struct footnotes *fn, rdoc *d)
 {
+	struct text_buf t = { 0 };
 	json_t *calls = jp(prof, "calls");
-	if (!calls) {
-		snprintf(buf, len, "–");
-		return;
-	}
-	if (!jp_true(calls, "available")) {
-		snprintf(buf, len, "unavailable: %s", jp_str(calls, "reason", "no reason recorded"));
-		return;
-	}
 	json_t *fns = jp(calls, "functions");
 	size_t n = json_array_size(fns), k = 0;
-	json_t **v = calloc(n ? n : 1, sizeof *v);
-	if (!v) {
-		snprintf(buf, len, "–");
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (json_is_object(json_array_get(fns, i)))
-			v[k++] = json_array_get(fns, i);
-	qsort(v, k, sizeof *v, cmp_call);
-	size_t w = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < k && w < len; i++) {
-		double c = jp_num(v[i], "calls_per_op", NAN);
-		if (!isfinite(c) || c <= 0)
-			continue;
-		char num[64];
-		fmt_readable(num, sizeof num, c);
-		w += (size_t)snprintf(buf + w, len - w, "%s%s %s", w ? ", " : "", jp_str(v[i], "name", "?"), num);
+	json_t **v = calls && jp_true(calls, "available") ? calloc(n ? n : 1, sizeof *v) : NULL;
+	if (!calls) {
+		text_printf(&t, "–");
+	} else if (!jp_true(calls, "available")) {
+		struct text_buf why = { 0 };
+		text_printf(&why, "Calls per operation unavailable: %s.", jp_str(calls, "reason", "no reason recorded"));
+		int k = why.oom ? 0 : footnote(fn, why.s);
+		text_free(&why);
+		if (k > 0)
+			text_printf(&t, "unavailable [%d]", k);
+		else
+			t.oom = 1;
+	} else if (!v) {
+		t.oom = 1;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (json_is_object(json_array_get(fns, i)))
+				v[k++] = json_array_get(fns, i);
+		qsort(v, k, sizeof *v, cmp_call);
+		for (size_t i = 0; i < k; i++) {
+			double c = jp_num(v[i], "calls_per_op", NAN);
+			if (!isfinite(c) || c <= 0)
+				continue;
+			char num[64];
+			fmt_readable(num, sizeof num, c);
+			text_printf(&t, "%s%s %s", t.n ? ", " : "", jp_str(v[i], "name", "?"), num);
+		}
+		if (!t.n)
+			text_printf(&t, "–");
 	}
 	free(v);
-	if (!buf[0])
-		snprintf(buf, len, "–");
+	if (t.oom) {
+		d->oom = 1;
+		text_free(&t);
+	}
+	return t.s;
 }
 
 #define MAX_GLUE 8
@@ -930,8 +1118,7 @@ static void add_name(char *buf, size_t len, const char *name)
 {
 	if (!name || strstr(buf, name))
 		return;
-	size_t l = strlen(buf);
-	snprintf(buf + l, len - l, "%s%s", l ? ", " : "", name);
+	text_appendf(buf, len, "%s%s", buf[0] ? ", " : "", name);
 }
 
 /* The hash group's callers (profile record: groups[].callers), one entry per file, else per function. */
@@ -996,16 +1183,19 @@ static void survey_op(struct survey *sv, const json_t *p)
 	}
 }
 
+/* The families in mask, by label; a text too long for buf ends in "…" (it goes into the fixed reason). */
 static void families_text(const struct survey *sv, unsigned mask, int examples, char *buf, size_t len)
 {
-	size_t k = 0;
+	int cut = 0;
 	buf[0] = '\0';
-	for (int f = 0; f < sv->nfam && k < len; f++)
+	for (int f = 0; f < sv->nfam && !cut; f++)
 		if (mask >> f & 1u)
-			k += (size_t)snprintf(buf + k, len - k, "%s%s%s%s%s", k ? ", " : "", sv->own_label[f],
-			                      examples && sv->own_example[f] ? " (" : "",
-			                      examples && sv->own_example[f] ? sv->own_example[f] : "",
-			                      examples && sv->own_example[f] ? ")" : "");
+			cut = text_appendf(buf, len, "%s%s%s%s%s", buf[0] ? ", " : "", sv->own_label[f],
+			                   examples && sv->own_example[f] ? " (" : "",
+			                   examples && sv->own_example[f] ? sv->own_example[f] : "",
+			                   examples && sv->own_example[f] ? ")" : "");
+	if (cut)
+		text_mark_cut(buf, len);
 }
 
 /* A glue source that calls a placeholder function that ran (any, when none was counted). */
@@ -1055,7 +1245,7 @@ static void glue_text(const struct survey *sv, char *buf, size_t len)
 		snprintf(buf, len, "%s glue in %s%s", kind, where, files ? "" : " (no DWARF line table: functions)");
 }
 
-/* The rule is in the README ("Symmetric primitives") and pqprof(1). */
+/* The rule is in doc/measurements.md ("Section 7: symmetric primitives") and pqprof(1). */
 static void survey_verdict(struct survey *sv)
 {
 	char own[256], unused[256], glue[700];
@@ -1077,9 +1267,8 @@ static void survey_verdict(struct survey *sv)
 			snprintf(sv->reason, sizeof sv->reason, "%s (%s)", glue, names);
 		else
 			snprintf(sv->reason, sizeof sv->reason, "hashing through %s", names);
-		size_t k = strlen(sv->reason);
-		if (unused[0])
-			snprintf(sv->reason + k, sizeof sv->reason - k, "; own %s present but unused", unused);
+		if (unused[0] && text_appendf(sv->reason, sizeof sv->reason, "; own %s present but unused", unused) < 0)
+			text_mark_cut(sv->reason, sizeof sv->reason);
 	} else if (sv->own_used) {
 		snprintf(sv->verdict, sizeof sv->verdict, "bypass");
 		snprintf(sv->reason, sizeof sv->reason, "own %s; %s", own,
@@ -1135,14 +1324,12 @@ static void survey_lines(const struct record_set *rs, rdoc *d)
 				rdoc_item(d, "%s: %s — %s", rs->inst[i].name, sv.verdict, sv.reason);
 		}
 	}
-	rdoc_para(d, "The verdict: ICCS-only when the competition's placeholder hash functions (pseudohash, "
-	          "pseudoXOF, sm3hash) run and none of the scheme's own hash/XOF families does; bypass when "
+	rdoc_para(d, "The verdict: ICCS-only when the placeholder hash functions run and none of the scheme's own hash/XOF families does; bypass when "
 	          "only its own families run; mixed when both do; not applicable for NIST-API instances or when "
 	          "no hash/XOF function runs. \"Run\" means sampled or counted in a profiled operation; samples "
 	          "inside the placeholder functions or the DRNG belong to those, not to a family. The glue named "
-	          "with the verdict is the source file whose code calls the placeholder functions directly, found "
-	          "in the library's machine code and named by its DWARF line table (the placeholder functions' own "
-	          "file aside).");
+	          "with a verdict is found in the library's machine code (direct calls to the placeholder "
+	          "functions) and named by its DWARF line table, the placeholder functions' own file aside.");
 }
 
 static void own_families(const struct record_set *rs, rdoc *d)
@@ -1209,12 +1396,15 @@ static void own_families(const struct record_set *rs, rdoc *d)
 
 static void section_symmetric(const struct record_set *rs, rdoc *d)
 {
-	rdoc_heading(d, 2, "symmetric", "7. Symmetric primitives");
+	/* The section's terms, once, before their first use. */
+	rdoc_para(d, "Terms: ICCS is China's Institute of Commercial Cryptography Standards, which runs the NGCC "
+	          "competition and ships its placeholder hash functions (pseudohash, pseudoXOF, sm3hash) and its "
+	          "DRNG (the deterministic random number generator behind randombytes) with the competition's KAT "
+	          "program; glue is the scheme's own code that calls those placeholder functions.");
 	survey_lines(rs, d);
-	rdoc_para(d, "Share of each operation spent in the competition's placeholder hash functions (pseudohash, "
-	          "pseudoXOF, sm3hash) and in the DRNG: the share of sampled call stacks with a frame in the "
-	          "group's functions, with its 95%% interval (\"" NA_TEXT "\" when the library has none); calls "
-	          "per operation are exact counts (uprobes).");
+	rdoc_para(d, "Share of each operation spent in the placeholder hash functions and in the DRNG: the share of sampled call stacks with a frame in the "
+	          "group's functions, with its 95%% interval (\"" NA_TEXT "\" when the library has none, here "
+	          "and among the hotspots); calls per operation are exact counts (uprobes).");
 	const char *groups[MAX_GROUPS] = { "hash", "drng" };
 	int ng = 2;
 	for (size_t i = 0; i < rs->ninst; i++)
@@ -1232,30 +1422,36 @@ static void section_symmetric(const struct record_set *rs, rdoc *d)
 	}
 	hdr[3 + ng] = "calls per operation";
 	struct rd_table *t = rdoc_table(d, ng + 4, hdr);
+	struct footnotes fn = { .n = 0 };
 	for (size_t i = 0; i < rs->ninst; i++) {
 		const struct rs_instance *in = &rs->inst[i];
+		if (baseline_skips(in, "profile"))
+			continue;
 		for (int k = 0; k < in->nops; k++) {
 			const json_t *p = in->ops[k].profile;
-			char cellbuf[MAX_GROUPS][96], calls[2048];
+			char cellbuf[MAX_GROUPS][96], missing[2048];
 			const char *cells[MAX_GROUPS + 4] = { row_name(in), profile_cell(in), in->ops[k].op };
 			for (int g = 0; g < ng; g++)
 				cells[3 + g] = share_cell(named(p, "groups", groups[g]), cellbuf[g], sizeof cellbuf[g]);
-			if (p)
-				calls_text(p, calls, sizeof calls);
-			else
-				missing_text(in, "profile", calls, sizeof calls);
-			cells[3 + ng] = calls;
+			char *calls = p ? calls_text(p, &fn, d) : NULL;
+			if (!p)
+				missing_text(in, "profile", missing, sizeof missing);
+			cells[3 + ng] = p ? calls : missing;
 			rd_row(d, t, cells, 1u);
+			free(calls);
 		}
+	}
+	for (int i = 0; i < fn.n; i++) {
+		rdoc_para(d, "[%d] %s", i + 1, fn.text[i]);
+		free(fn.text[i]);
 	}
 	own_families(rs, d);
 }
 
-/* ---------------- section 8 ---------------- */
+/* ---------------- the evidence index ---------------- */
 
 static void section_evidence(const struct record_set *rs, rdoc *d)
 {
-	rdoc_heading(d, 2, "evidence", "8. Raw evidence index");
 	rdoc_para(d, "Paths are relative to this report's directory; each sha256 covers the whole file (the first "
 	          "16 hex digits are shown, report.json has them in full). Each timing record holds its command, "
 	          "environment and every trial's per-call values.");
@@ -1273,14 +1469,9 @@ static void section_evidence(const struct record_set *rs, rdoc *d)
 
 /* ---------------- hotspots ---------------- */
 
-static double num_or(const json_t *o, const char *k)
-{
-	return jp_num(o, k, NAN);
-}
-
 static int cmp_self(const void *a, const void *b)
 {
-	double x = num_or(*(json_t *const *)a, "self_share"), y = num_or(*(json_t *const *)b, "self_share");
+	double x = jp_num(*(json_t *const *)a, "self_share", NAN), y = jp_num(*(json_t *const *)b, "self_share", NAN);
 	if (!isfinite(x))
 		x = -1;
 	if (!isfinite(y))
@@ -1290,7 +1481,7 @@ static int cmp_self(const void *a, const void *b)
 
 static int cmp_loop_share(const void *a, const void *b)
 {
-	double x = num_or(*(json_t *const *)a, "share"), y = num_or(*(json_t *const *)b, "share");
+	double x = jp_num(*(json_t *const *)a, "share", NAN), y = jp_num(*(json_t *const *)b, "share", NAN);
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -1315,17 +1506,36 @@ static void hot_loops(const json_t *p, rdoc *d)
 		for (i = 0; i < n; i++)
 			v[i] = json_array_get(all, i);
 		qsort(v, n, sizeof *v, cmp_loop_share);
-		rdoc_para(d, "Hottest loops (back edges in the disassembly of the hottest functions):");
 		static const char *const hdr[] = { "function", "loop (addresses)", "source", "share" };
 		struct rd_table *t = rdoc_table(d, 4, hdr);
 		for (i = 0; i < n && i < TOP_LOOPS; i++) {
 			char where[96], sh[32];
 			snprintf(where, sizeof where, "%s–%s, %.0f instructions", jp_str(v[i], "start", "?"),
 			         jp_str(v[i], "end", "?"), jp_num(v[i], "insns", 0));
-			report_fmt_share(sh, sizeof sh, num_or(v[i], "share"));
+			report_fmt_share(sh, sizeof sh, jp_num(v[i], "share", NAN));
 			const char *cells[] = { jp_str(v[i], "function", "?"), where, jp_str(v[i], "source", NULL), sh };
 			rd_row(d, t, cells, 1u | 4u);
 		}
+	}
+	if (!n) {
+		/* Say why the table is missing rather than leave it out silently. */
+		char names[512] = "";
+		int errors = 0;
+		json_array_foreach(ann, i, a) {
+			if (jp_str(a, "error", NULL))
+				errors++;
+			else
+				add_name(names, sizeof names, jp_str(a, "function", NULL));
+		}
+		if (!json_array_size(ann))
+			rdoc_para(d, "Hottest loops: none listed, because no function of this operation was annotated "
+			          "(disassembled).");
+		else if (names[0])
+			rdoc_para(d, "Hottest loops: none, because the annotated functions (%s) have no back edge in their "
+			          "machine code.", names);
+		else
+			rdoc_para(d, "Hottest loops: none listed, because the disassembly of the hottest functions failed "
+			          "(%d of them).", errors);
 	}
 	free(v);
 	json_decref(all);
@@ -1341,8 +1551,8 @@ static void annotated_view(const json_t *a, const char *op, rdoc *d)
 		          jp_str(a, "error", ""));
 		return;
 	}
-	report_fmt_share(sh, sizeof sh, num_or(a, "share"));
-	report_fmt_share(self, sizeof self, num_or(a, "self_share"));
+	report_fmt_share(sh, sizeof sh, jp_num(a, "share", NAN));
+	report_fmt_share(self, sizeof self, jp_num(a, "self_share", NAN));
 	rdoc_fold(d, "Annotated: %s — %s of %s in its code (self %s)", jp_str(a, "function", "?"), sh, op, self);
 	rdoc_para(d, "Samples by the instruction they landed on, %s. Skid: %s",
 	          jp_true(a, "source_lines") ? "summed per source line" : "no DWARF line information, so by "
@@ -1361,7 +1571,7 @@ static void annotated_view(const json_t *a, const char *op, rdoc *d)
 			         in ? " (inlined " : "", in ? in : "", in ? ")" : "");
 			snprintf(smp, sizeof smp, "%.0f", jp_num(l, "samples", 0));
 			if (jp_num(l, "samples", 0) > 0)
-				report_fmt_share(lsh, sizeof lsh, num_or(l, "share"));
+				report_fmt_share(lsh, sizeof lsh, jp_num(l, "share", NAN));
 			else
 				snprintf(lsh, sizeof lsh, "·");
 			const char *cells[] = { where, lsh, smp, jp_str(l, "text", "") };
@@ -1371,59 +1581,111 @@ static void annotated_view(const json_t *a, const char *op, rdoc *d)
 	const json_t *ins = jp(a, "instructions");
 	rdoc_fold(d, "Disassembly of %s (%.0f instructions)", jp_str(a, "function", "?"),
 	          jp_num(a, "instructions_total", (double)json_array_size(ins)));
-	size_t cap = 256 + 160 * json_array_size(ins), len = 0;
-	char *buf = malloc(cap);
-	if (buf) {
-		buf[0] = 0;
-		size_t i;
-		json_t *x;
-		json_array_foreach(ins, i, x) {
-			char pct[16] = "";
-			if (jp_num(x, "samples", 0) > 0)
-				snprintf(pct, sizeof pct, "%5.1f%%", 100 * num_or(x, "share"));
-			const char *f = jp_str(x, "file", NULL);
-			char src[256] = "";
-			if (f)
-				snprintf(src, sizeof src, "  ; %s:%.0f", f, jp_num(x, "line", 0));
-			int k = snprintf(buf + len, cap - len, "%7s %7.0f  %-10s %-40s%s\n", pct, jp_num(x, "samples", 0),
-			                 jp_str(x, "addr", "?"), jp_str(x, "asm", "?"), src);
-			if (k < 0 || (size_t)k >= cap - len)
-				break;
-			len += (size_t)k;
-		}
-		rdoc_pre(d, buf);
-		free(buf);
+	struct text_buf t = { 0 };
+	size_t i;
+	json_t *x;
+	json_array_foreach(ins, i, x) {
+		char pct[16] = "";
+		if (jp_num(x, "samples", 0) > 0)
+			snprintf(pct, sizeof pct, "%5.1f%%", 100 * jp_num(x, "share", NAN));
+		const char *f = jp_str(x, "file", NULL);
+		char src[256] = "";
+		if (f)
+			snprintf(src, sizeof src, "  ; %s:%.0f", f, jp_num(x, "line", 0));
+		text_printf(&t, "%7s %7.0f  %-10s %-40s%s\n", pct, jp_num(x, "samples", 0), jp_str(x, "addr", "?"),
+		            jp_str(x, "asm", "?"), src);
 	}
+	if (t.oom)
+		d->oom = 1;
+	else
+		rdoc_pre(d, t.s ? t.s : "");
+	text_free(&t);
 	rdoc_fold_end(d);
 	rdoc_fold_end(d);
 }
 
-static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d)
+/*
+ * A cost per call in the profile's unit: a time with the unit its size
+ * calls for when the profiler counted nanoseconds ("2.9 µs"), else the
+ * count with its unit ("2.9 k cycles").
+ */
+static void fmt_cost_unit(char *buf, size_t len, double v, const char *unit)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "–");
+	} else if (strcmp(unit, "ns") == 0) {
+		fmt_seconds(buf, len, v * 1e-9);
+	} else {
+		char c[32];
+		fmt_count(c, sizeof c, v);
+		snprintf(buf, len, "%s %s", c, unit);
+	}
+}
+
+/*
+ * The stacks of an operation's profile that did not reach the scheme's
+ * entry frame: the unwinder's count where the trace has one, else the
+ * samples whose outermost frame was still in the library.  One count,
+ * one name ("incomplete stacks"), wherever the report gives it.
+ */
+static void incomplete_stacks(const json_t *p, double *k, double *n)
+{
+	if (jp(p, "unwind.stacks")) {
+		*k = jp_num(p, "unwind.incomplete", 0);
+		*n = jp_num(p, "unwind.stacks", 0);
+	} else {
+		*k = jp_num(p, "truncated", 0);
+		*n = jp_num(p, "samples", 0);
+	}
+}
+
+/* The event fallback every profiled operation shares, or NULL when they differ or none fell back. */
+static const char *shared_fallback(const struct record_set *rs)
+{
+	const char *f = NULL;
+	for (size_t i = 0; i < rs->ninst; i++)
+		for (int k = 0; k < rs->inst[i].nops; k++) {
+			const json_t *p = rs->inst[i].ops[k].profile;
+			if (!p)
+				continue;
+			const char *x = jp_str(p, "event_fallback", "");
+			if (!x[0] || (f && strcmp(f, x) != 0))
+				return NULL;
+			f = x;
+		}
+	return f;
+}
+
+static void hotspot(const struct rs_instance *in, const struct rs_op *o, int fallback_said, rdoc *d)
 {
 	const json_t *p = o->profile;
 	const char *unit = jp_str(p, "unit", "units");
 	rdoc_heading(d, 3, NULL, "%s%s%s — %s", row_name(in), in->profile[0] ? " / " : "", in->profile, o->op);
-	char upo[32];
-	fmt_count(upo, sizeof upo, jp_num(p, "units_per_op", NAN));
-	rdoc_para(d, "%.0f samples of %s (%s call graphs) over %.0f calls; %.0f lost, %.0f truncated stacks; "
-	          "about %s %s per call.", jp_num(p, "samples", 0), jp_str(p, "event", "an unnamed event"),
-	          jp_str(p, "callgraph", "unknown"), jp_num(p, "ops", 0), jp_num(p, "lost", 0),
-	          jp_num(p, "truncated", 0), upo, unit);
-	if (jp_str(p, "event_fallback", NULL))
-		rdoc_para(d, "Event fallback: %s", jp_str(p, "event_fallback", ""));
-	double inc = jp_num(p, "unwind.incomplete_share", 0);
-	if (inc > 0.01)
-		rdoc_para(d, "Incomplete stacks: %.0f of %.0f (%.1f%%) did not reach the entry frame, so the "
-		          "inclusive shares below are low by up to that much.", jp_num(p, "unwind.incomplete", 0),
-		          jp_num(p, "unwind.stacks", 0), 100 * inc);
+	char upo[64], smp[32], ops[32], lost[32];
+	fmt_cost_unit(upo, sizeof upo, jp_num(p, "units_per_op", NAN), unit);
+	fmt_grouped(smp, sizeof smp, jp_num(p, "samples", 0));
+	fmt_grouped(ops, sizeof ops, jp_num(p, "ops", 0));
+	fmt_grouped(lost, sizeof lost, jp_num(p, "lost", 0));
+	rdoc_para(d, "%s samples of %s (%s call graphs) over %s calls, %s lost; about %s per call.", smp,
+	          jp_str(p, "event", "an unnamed event"), jp_str(p, "callgraph", "unknown"), ops, lost, upo);
+	if (!fallback_said && jp_str(p, "event_fallback", "")[0])
+		rdoc_para(d, "Event fallback: %s.", jp_str(p, "event_fallback", ""));
+	double ik, in_n;
+	incomplete_stacks(p, &ik, &in_n);
+	if (in_n > 0 && ik / in_n > 0.01) {
+		char a[32], b[32];
+		fmt_grouped(a, sizeof a, ik);
+		fmt_grouped(b, sizeof b, in_n);
+		rdoc_para(d, "Incomplete stacks: %s of %s (%.1f%%).", a, b, 100 * ik / in_n);
+	}
 	if (jp(p, "perturbation")) {
-		char on[32], off[32];
-		fmt_count(on, sizeof on, jp_num(p, "perturbation.on_ns", NAN));
-		fmt_count(off, sizeof off, jp_num(p, "perturbation.off_ns", NAN));
-		rdoc_para(d, "Profiling's own perturbation: a sampled call took %s CPU ns on average, an unsampled one "
-		          "%s (x%.3f; wall clock x%.3f), over %.0f calls of each, interleaved one by one.", on, off,
-		          jp_num(p, "perturbation.ratio", NAN), jp_num(p, "perturbation.wall_ratio", NAN),
-		          jp_num(p, "perturbation.on_calls", 0));
+		char on[32], off[32], calls[32];
+		fmt_seconds(on, sizeof on, jp_num(p, "perturbation.on_ns", NAN) * 1e-9);
+		fmt_seconds(off, sizeof off, jp_num(p, "perturbation.off_ns", NAN) * 1e-9);
+		fmt_grouped(calls, sizeof calls, jp_num(p, "perturbation.on_calls", 0));
+		rdoc_para(d, "Profiling's own perturbation: a sampled call took %s of CPU time on average, an unsampled "
+		          "one %s (x%.3f; wall clock x%.3f), over %s calls of each, interleaved one by one.", on, off,
+		          jp_num(p, "perturbation.ratio", NAN), jp_num(p, "perturbation.wall_ratio", NAN), calls);
 	}
 	json_t *fns = jp(p, "functions");
 	size_t n = json_array_size(fns), k = 0;
@@ -1433,41 +1695,35 @@ static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d
 			if (json_is_object(json_array_get(fns, i)))
 				v[k++] = json_array_get(fns, i);
 		qsort(v, k, sizeof *v, cmp_self);
-		char est[64];
-		snprintf(est, sizeof est, "est. %s per op", unit);
-		const char *hdr[] = { "function", "module", "self (95% interval)", "inclusive (95% interval)", est };
+		const char *hdr[] = { "function", "module", "self (95% interval)", "inclusive (95% interval)",
+		                      "est. cost per op" };
 		struct rd_table *t = k ? rdoc_table(d, 5, hdr) : NULL;
 		for (size_t i = 0; i < k && i < TOP_FUNCTIONS; i++) {
-			char self[96], incl[96], per[32];
-			fmt_share_ci(self, sizeof self, num_or(v[i], "self_share"), num_or(v[i], "self_lo"),
-			             num_or(v[i], "self_hi"));
-			fmt_share_ci(incl, sizeof incl, num_or(v[i], "incl_share"), num_or(v[i], "incl_lo"),
-			             num_or(v[i], "incl_hi"));
-			fmt_count(per, sizeof per, num_or(v[i], "units_per_op"));
+			char self[96], incl[96], per[64];
+			fmt_share_ci(self, sizeof self, jp_num(v[i], "self_share", NAN), jp_num(v[i], "self_lo", NAN),
+			             jp_num(v[i], "self_hi", NAN));
+			fmt_share_ci(incl, sizeof incl, jp_num(v[i], "incl_share", NAN), jp_num(v[i], "incl_lo", NAN),
+			             jp_num(v[i], "incl_hi", NAN));
+			fmt_cost_unit(per, sizeof per, jp_num(v[i], "units_per_op", NAN), unit);
 			const char *cells[] = { jp_str(v[i], "name", "[unknown]"), jp_str(v[i], "module", NULL), self, incl,
 			                        per };
 			rd_row(d, t, cells, 1u);
+			if (jp_true(v[i], "inlined"))
+				rd_suffix(d, t, 0, " [inlined]");
 		}
 		free(v);
 		if (!k)
 			rdoc_para(d, "No function attribution in this profile.");
 	}
-	size_t g;
-	json_t *gr;
-	json_array_foreach(jp(p, "groups"), g, gr) {
-		char s[96];
-		fmt_share_ci(s, sizeof s, num_or(gr, "share"), num_or(gr, "lo"), num_or(gr, "hi"));
-		rdoc_item(d, "group %s: %s of samples", jp_str(gr, "name", "?"), s);
-	}
 	json_t *lines = jp(p, "lines");
 	if (json_array_size(lines)) {
-		static const char *const hdr[] = { "function", "source line", "samples", "share" };
+		static const char *const hdr[] = { "function", "source line", "samples (n)", "share" };
 		struct rd_table *t = rdoc_table(d, 4, hdr);
 		for (size_t i = 0; i < json_array_size(lines) && i < TOP_LINES; i++) {
 			json_t *l = json_array_get(lines, i);
 			char where[1200], smp[32], sh[32];
 			snprintf(where, sizeof where, "%s:%.0f", jp_str(l, "file", "?"), jp_num(l, "line", 0));
-			snprintf(smp, sizeof smp, "%.0f", jp_num(l, "samples", NAN));
+			fmt_grouped(smp, sizeof smp, jp_num(l, "samples", NAN));
 			report_fmt_share(sh, sizeof sh, jp_num(l, "share", NAN));
 			const char *cells[] = { jp_str(l, "function", "[unknown]"), where, smp, sh };
 			rd_row(d, t, cells, 1u | 2u);
@@ -1480,38 +1736,84 @@ static void hotspot(const struct rs_instance *in, const struct rs_op *o, rdoc *d
 		rdoc_flame(d, "flame graph", o->flame_file);
 }
 
-static void section_hotspots(const struct record_set *rs, rdoc *d)
+static void section_hotspots(const struct record_set *rs, const struct outline *ol, rdoc *d)
 {
-	rdoc_heading(d, 2, "hotspots", "9. Hotspots");
 	int any = 0;
+	const char *fallback = shared_fallback(rs);
 	for (size_t i = 0; i < rs->ninst; i++)
 		for (int k = 0; k < rs->inst[i].nops; k++)
 			if (rs->inst[i].ops[k].profile) {
-				if (!any)
+				if (!any) {
 					rdoc_para(d, "Where each profiled operation spends its time: the functions with the "
 					          "largest self share of samples, with 95%% intervals, and the estimated cost "
-					          "per call of each.");
+					          "per call of each; then its hottest source lines and its hottest loops (back "
+					          "edges in the disassembly of the hottest functions). A function marked [inlined] was sampled "
+					          "only in copies inlined into its callers. The shares of the "
+					          "placeholder hash functions and the DRNG are in section %d.",
+					          ol->number[SEC_SYMMETRIC]);
+					rdoc_para(d, "Incomplete stacks are those that did not reach the scheme's entry frame: "
+					          "a function above the cut in them has its inclusive share low by up to their "
+					          "share, while a function seen in every sample, such as the entry point, reads "
+					          "100%% regardless.");
+					if (fallback)
+						rdoc_para(d, "Event fallback, for every profiled operation: %s.", fallback);
+				}
 				any = 1;
-				hotspot(&rs->inst[i], &rs->inst[i].ops[k], d);
+				hotspot(&rs->inst[i], &rs->inst[i].ops[k], fallback != NULL, d);
 			}
 	if (!any)
 		rdoc_para(d, "No operation was profiled.");
 }
 
+/* Number the sections this record set has, 1, 2, ... in report order. */
+static void outline_plan(const struct record_set *rs, struct outline *ol)
+{
+	int next = 1;
+	for (int s = 0; s < SEC_COUNT; s++) {
+		int present = s == SEC_LEAKS ? report_leak_present(rs) : s == SEC_COMPARISON ? report_compare_present(rs) : 1;
+		ol->number[s] = present ? next++ : 0;
+	}
+}
+
+static int section_body(enum section s, const struct record_set *rs, const struct outline *ol, rdoc *d,
+                        pq_error *err)
+{
+	switch (s) {
+	case SEC_BASIC: section_basic(rs, d); break;
+	case SEC_ENV: section_env(rs, d); break;
+	case SEC_KAT: section_kat(rs, ol, d); break;
+	case SEC_PERF: section_perf(rs, ol, d); break;
+	case SEC_RESOURCES: section_memory(rs, d); break;
+	case SEC_SIZES: section_sizes(rs, d); break;
+	case SEC_SYMMETRIC: section_symmetric(rs, d); break;
+	case SEC_HOTSPOTS: section_hotspots(rs, ol, d); break;
+	case SEC_LEAKS: report_section_leak(rs, d); break;
+	case SEC_COMPARISON: return report_section_compare(rs, d, err);
+	case SEC_EVIDENCE: section_evidence(rs, d); break;
+	case SEC_COUNT: break;
+	}
+	return 0;
+}
+
 int report_build_doc(const struct record_set *rs, rdoc *doc, pq_error *err)
 {
-	section_title(rs, doc);
-	section_basic(rs, doc);
-	section_env(rs, doc);
-	section_kat(rs, doc);
-	section_perf(rs, doc);
-	section_memory(rs, doc);
-	section_sizes(rs, doc);
-	section_symmetric(rs, doc);
-	section_evidence(rs, doc);
-	section_hotspots(rs, doc);
-	report_section_leak(rs, doc);
-	int r = report_section_compare(rs, doc, err);
+	struct outline ol;
+	outline_plan(rs, &ol);
+	section_title(rs, &ol, doc);
+	json_t *summary = report_summary(rs);
+	if (summary) {
+		report_summary_doc(summary, doc);
+		report_summary_charts(summary, doc);
+	} else
+		doc->oom = 1;
+	json_decref(summary);
+	int r = 0;
+	for (int s = 0; s < SEC_COUNT && r == 0; s++) {
+		if (!ol.number[s])
+			continue;
+		rdoc_heading(doc, 2, section_names[s].anchor, "%d. %s", ol.number[s], section_names[s].title);
+		r = section_body((enum section)s, rs, &ol, doc, err);
+	}
 	if (r < 0)
 		return r;
 	if (doc->oom)

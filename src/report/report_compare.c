@@ -1,8 +1,8 @@
 /* report_compare: the comparison section of the report; see report_compare.h. */
 #include "config.h"
 #include "report/report_compare.h"
+#include "core/jpath.h"
 #include "report/compare.h"
-#include "report/jpath.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -51,13 +51,27 @@ static char **comparison_dirs(const char *dir, size_t *n)
 	return names;
 }
 
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int report_compare_present(const struct record_set *rs)
+{
+	size_t n = 0;
+	char **names = comparison_dirs(rs->dir, &n);  /* n is set by the call: not in one expression with it */
+	free_names(names, n);
+	return n > 0;
+}
+
 int report_section_compare(const struct record_set *rs, rdoc *d, pq_error *err)
 {
 	size_t n = 0;
 	char **names = comparison_dirs(rs->dir, &n);
 	int r = 0;
 	if (n) {
-		rdoc_heading(d, 2, "comparison", "11. Comparison");
 		rdoc_para(d, "Each flag profile against the first one, from compare/<A>_vs_<B>/ (the same tables as "
 		          "`pqprof compare`).  Read a verdict only together with how the runs were made: interleaved "
 		          "runs can tell small differences, separate runs only large ones.");
@@ -84,8 +98,6 @@ int report_section_compare(const struct record_set *rs, rdoc *d, pq_error *err)
 		}
 		json_decref(res);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	free_names(names, n);
 	return r;
 }

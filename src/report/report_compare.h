@@ -13,7 +13,12 @@
 #include "report/record_set.h"
 #include "report/report_doc.h"
 
-/* Fails (naming the file) when a compare.json is unreadable or not pqprof.compare/1. */
+/* 1 when the campaign holds a comparison: the report then has this section. */
+int report_compare_present(const struct record_set *rs);
+/*
+ * The section's body (the caller writes its numbered heading).  Fails
+ * (naming the file) when a compare.json is unreadable or not pqprof.compare/1.
+ */
 int report_section_compare(const struct record_set *rs, rdoc *d, pq_error *err);
 
 #endif

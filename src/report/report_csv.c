@@ -10,8 +10,9 @@
 #include "config.h"
 #include "report/report.h"
 #include "report/escape.h"
-#include "report/jpath.h"
+#include "report/report_summary.h"
 #include "core/atomic_file.h"
+#include "core/jpath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -182,6 +183,39 @@ static void op_rows(struct csv_ctx *c, const struct rs_op *o)
 	}
 }
 
+/*
+ * The unit's role, security category and, for a candidate, each operation
+ * and size as a multiple of its baseline's: the summary row's figures
+ * (report_summary.h), so the CSV and report.json cannot disagree.
+ */
+static void baseline_rows(struct csv_ctx *c, const json_t *row)
+{
+	if (!row)
+		return;
+	c->op = "";
+	text_row(c, "baseline", "role", jp_str(row, "role", NULL));
+	num_row(c, "baseline", "category", jp_num(row, "category", NAN), "");
+	text_row(c, "baseline", "category_from", jp_str(row, "category_from", NULL));
+	const json_t *b = jp(row, "baseline");
+	if (!b)
+		return;
+	text_row(c, "baseline", "instance", jp_str(b, "instance", NULL));
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)jp(b, "sizes"), key, v) {
+		char metric[32];
+		snprintf(metric, sizeof metric, "%s_ratio", key);
+		num_row(c, "baseline", metric, json_number_value(v), "x");
+	}
+	json_object_foreach((json_t *)jp(b, "ops"), key, v) {
+		c->op = key;
+		num_row(c, "baseline", "ratio", jp_num(v, "ratio", NAN), "x");
+		num_row(c, "baseline", "ratio_lo", jp_num(v, "lo", NAN), "x");
+		num_row(c, "baseline", "ratio_hi", jp_num(v, "hi", NAN), "x");
+		num_row(c, "baseline", "trials", jp_num(v, "trials", NAN), "rounds");
+	}
+}
+
 int report_write_csv(const struct record_set *rs, const char *path, pq_error *err)
 {
 	atomic_file af;
@@ -189,12 +223,15 @@ int report_write_csv(const struct record_set *rs, const char *path, pq_error *er
 	if (r < 0)
 		return r;
 	struct csv_ctx c = { .f = af.fp };
+	json_t *summary = report_summary(rs);
 	fputs("instance,profile,label,op,section,metric,value,unit\r\n", af.fp);
 	for (size_t i = 0; i < rs->ninst; i++) {
 		c.in = &rs->inst[i];
 		instance_rows(&c);
 		for (int k = 0; k < rs->inst[i].nops; k++)
 			op_rows(&c, &rs->inst[i].ops[k]);
+		baseline_rows(&c, json_array_get(jp(summary, "rows"), i));
 	}
+	json_decref(summary);
 	return atomic_file_commit(&af, err);
 }

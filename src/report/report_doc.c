@@ -3,6 +3,7 @@
 #include "report/report_doc.h"
 #include "core/grow.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,24 +168,54 @@ struct rd_chart *rdoc_chart(rdoc *d, const char *title, const char *axis, int by
 	return c;
 }
 
-void rd_bar(rdoc *d, struct rd_chart *c, const char *label, double value)
+/* Room for one more bar in every per-bar array; the arrays share c->cap. */
+static int chart_room(struct rd_chart *c)
+{
+	size_t need = c->n + 1, cap[5] = { c->cap, c->cap, c->cap, c->cap, c->cap };
+	if (pq_grow(&c->labels, &cap[0], need, sizeof *c->labels, 8) < 0 ||
+	    pq_grow(&c->series, &cap[1], need, sizeof *c->series, 8) < 0 ||
+	    pq_grow(&c->values, &cap[2], need, sizeof *c->values, 8) < 0 ||
+	    pq_grow(&c->lo, &cap[3], need, sizeof *c->lo, 8) < 0 ||
+	    pq_grow(&c->hi, &cap[4], need, sizeof *c->hi, 8) < 0)
+		return -1;
+	/* pq_grow grows every array the same way from the same capacity */
+	c->cap = cap[0];
+	return 0;
+}
+
+void rd_bar_in(rdoc *d, struct rd_chart *c, const char *label, const char *series, double value, double lo,
+               double hi)
 {
 	if (!c)
 		return;
-	/* labels and values share one capacity */
-	size_t lc = c->cap, vc = c->cap;
-	int bad = pq_grow(&c->labels, &lc, c->n + 1, sizeof *c->labels, 8) < 0 ||
-	          pq_grow(&c->values, &vc, c->n + 1, sizeof *c->values, 8) < 0;
-	if (!bad)
-		c->cap = lc;
-	if (bad) {
+	if (chart_room(c) < 0) {
 		d->oom = 1;
 		return;
 	}
 	c->labels[c->n] = checked(d, strdup(label));
+	c->series[c->n] = series ? checked(d, strdup(series)) : NULL;
 	c->values[c->n] = value;
-	if (c->labels[c->n])
+	c->lo[c->n] = lo;
+	c->hi[c->n] = hi;
+	if (c->labels[c->n] && (!series || c->series[c->n]))
 		c->n++;
+	else {
+		free(c->labels[c->n]);
+		free(c->series[c->n]);
+	}
+}
+
+void rd_bar(rdoc *d, struct rd_chart *c, const char *label, double value)
+{
+	rd_bar_in(d, c, label, NULL, value, NAN, NAN);
+}
+
+void rd_chart_note(rdoc *d, struct rd_chart *c, const char *note)
+{
+	if (!c)
+		return;
+	free(c->note);
+	c->note = checked(d, strdup(note));
 }
 
 void rdoc_flame(rdoc *d, const char *caption, const char *path)
@@ -241,10 +272,16 @@ void rdoc_free(rdoc *d)
 		if (b->chart) {
 			free(b->chart->title);
 			free(b->chart->axis);
-			for (size_t k = 0; k < b->chart->n; k++)
+			free(b->chart->note);
+			for (size_t k = 0; k < b->chart->n; k++) {
 				free(b->chart->labels[k]);
+				free(b->chart->series[k]);
+			}
 			free(b->chart->labels);
+			free(b->chart->series);
 			free(b->chart->values);
+			free(b->chart->lo);
+			free(b->chart->hi);
 			free(b->chart);
 		}
 	}

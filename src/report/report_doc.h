@@ -27,14 +27,23 @@ struct rd_table {
 	size_t nrows, cap;
 };
 
-/* A horizontal bar chart: one bar per label. */
+/*
+ * A horizontal bar chart: one bar per label, or, when bars name a series
+ * (a flag profile), one group of bars per label with a bar per series.
+ * A bar may carry an interval (lo, hi), drawn as an error bar; NAN when
+ * the data has none, and then nothing is drawn for it.
+ */
 struct rd_chart {
 	char *title;
 	char *axis;               /* axis caption, with the unit */
 	int bytes;                /* values are bytes: label bars in KiB */
+	int time_ns;              /* values are nanoseconds: label bars as times */
+	char *note;               /* shown under the chart (what the error bars are, or why there are none), or NULL */
 	size_t n, cap;
 	char **labels;
+	char **series;            /* per bar, NULL when the bar is in no series */
 	double *values;
+	double *lo, *hi;          /* per bar interval, NAN when none */
 };
 
 struct rd_block {
@@ -76,6 +85,11 @@ void rd_suffix(rdoc *d, struct rd_table *t, int col, const char *suffix);
 
 struct rd_chart *rdoc_chart(rdoc *d, const char *title, const char *axis, int bytes);
 void rd_bar(rdoc *d, struct rd_chart *c, const char *label, double value);
+/* A bar of series (NULL: none) in label's group, with its interval [lo, hi] (NAN: none). */
+void rd_bar_in(rdoc *d, struct rd_chart *c, const char *label, const char *series, double value, double lo,
+               double hi);
+/* The chart's note, shown under it. */
+void rd_chart_note(rdoc *d, struct rd_chart *c, const char *note);
 
 void rdoc_flame(rdoc *d, const char *caption, const char *path);
 

@@ -29,24 +29,72 @@ static const char css[] =
 	"th{background:#f2f2f2}tr:nth-child(even) td{background:#fafafa}\n"
 	"code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.95em}\n"
 	"figure{margin:1em 0}figcaption{font-size:.85em;color:#555}\n"
-	"svg.chart text{font-size:11px;fill:#333}svg.chart .bar{fill:#4878b0}\n"
+	"svg.chart text{font-size:11px;fill:#333}\n"
 	"svg.chart .grid{stroke:#e3e3e3}svg.chart .axis{stroke:#888}svg.chart .caption{font-size:12px}\n"
+	"figcaption .note{display:block;color:#666}\n"
+	"nav.toc{font-size:.85em;margin:.3em 0 .6em;padding:.3em .6em;background:#f6f6f6;border:1px solid #e2e2e2}\n"
+	"nav.toc ol{display:inline;margin:0;padding:0;list-style:none}nav.toc li{display:inline;white-space:nowrap}\n"
+	"nav.toc li+li:before{content:' · ';color:#999}nav.toc .toc-title{font-weight:600;margin-right:.5em}\n"
+	"span.inlined{display:inline-block;font-size:.75em;font-weight:600;color:#7a4b00;background:#fff1d6;"
+	"border:1px solid #e0b96a;border-radius:3px;padding:0 .3em;margin-left:.35em;vertical-align:1px}\n"
 	"iframe.flame{width:100%;height:520px;border:1px solid #ccc}\n"
 	"details.fold{margin:.4em 0 .8em;padding:.2em .6em;border:1px solid #ddd;border-radius:3px}\n"
 	"details.fold>summary{cursor:pointer;font-weight:600}\n"
 	"pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8em;overflow-x:auto;"
 	"background:#fafafa;padding:.5em}\n";
 
+/*
+ * The report's mark of a function whose samples all fell in inlined
+ * copies: plain text in the model (and in Markdown), a visible badge here.
+ */
+#define INLINED_MARK "[inlined]"
+
+/* The first k bytes of s, escaped (xml_escape works byte by byte, so a prefix needs no copy). */
+static void xml_escape_n(FILE *f, const char *s, size_t k)
+{
+	char one[2] = { 0, 0 };
+	for (size_t i = 0; i < k && s[i]; i++) {
+		one[0] = s[i];
+		xml_escape(f, one);
+	}
+}
+
+/* Escaped text in which every INLINED_MARK becomes a styled span. */
+static void text_with_marks(FILE *f, const char *s)
+{
+	const char *m;
+	while ((m = strstr(s, INLINED_MARK)) != NULL) {
+		size_t k = (size_t)(m - s);
+		/* a space before the mark is the badge's margin */
+		if (k && s[k - 1] == ' ')
+			k--;
+		xml_escape_n(f, s, k);
+		fputs("<span class=\"inlined\" title=\"every sample of this function fell in code inlined into its "
+		      "callers\">inlined</span>", f);
+		s = m + strlen(INLINED_MARK);
+	}
+	xml_escape(f, s);
+}
+
 static void html_cell(FILE *f, const char *tag, const struct rd_cell *c)
 {
 	fprintf(f, "<%s>", tag);
-	if (c->code)
+	if (c->code) {
+		/* the mark stays outside the code element */
+		const char *m = strstr(c->text, INLINED_MARK);
+		size_t k = m ? (size_t)(m - c->text) : strlen(c->text);
+		while (m && k && c->text[k - 1] == ' ')
+			k--;
 		fputs("<code>", f);
-	xml_escape(f, c->text);
-	if (c->code)
+		xml_escape_n(f, c->text, k);
 		fputs("</code>", f);
+		if (m)
+			text_with_marks(f, c->text + k);
+	} else {
+		text_with_marks(f, c->text);
+	}
 	if (c->suffix)
-		xml_escape(f, c->suffix);
+		text_with_marks(f, c->suffix);
 	fprintf(f, "</%s>", tag);
 }
 
@@ -116,7 +164,7 @@ static void html_block(FILE *f, const struct rd_block *b, const char *set_dir)
 		fputs("<ul>\n", f);
 		for (size_t i = 0; i < b->nitems; i++) {
 			fputs("<li>", f);
-			xml_escape(f, b->items[i]);
+			text_with_marks(f, b->items[i]);
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -129,6 +177,11 @@ static void html_block(FILE *f, const struct rd_block *b, const char *set_dir)
 		chart_bar_svg(f, b->chart);
 		fputs("<figcaption>", f);
 		xml_escape(f, b->chart->title);
+		if (b->chart->note) {
+			fputs("<span class=\"note\">", f);
+			xml_escape(f, b->chart->note);
+			fputs("</span>", f);
+		}
 		fputs("</figcaption>\n</figure>\n", f);
 		break;
 	case RD_FLAME:
@@ -150,6 +203,31 @@ static void html_block(FILE *f, const struct rd_block *b, const char *set_dir)
 	}
 }
 
+/* The contents: a link to every section heading that has an anchor, on one line so the summary stays in view. */
+static void html_toc(FILE *f, const rdoc *doc)
+{
+	int any = 0;
+	for (size_t i = 1; i < doc->n; i++) {
+		const struct rd_block *b = &doc->b[i];
+		if (b->kind != RD_HEADING || b->level != 2 || !b->id || !b->id[0])
+			continue;
+		if (!any++)
+			fputs("<nav class=\"toc\" aria-label=\"Contents\"><span class=\"toc-title\">Contents</span><ol>", f);
+		fputs("<li><a href=\"#", f);
+		xml_escape(f, b->id);
+		fputs("\">", f);
+		xml_escape(f, b->text);
+		fputs("</a></li>\n", f);
+	}
+	if (any)
+		fputs("</ol></nav>\n", f);
+}
+
+const char *report_html_style(void)
+{
+	return css;
+}
+
 int report_write_html(const rdoc *doc, const char *set_dir, const char *path, pq_error *err)
 {
 	if (doc->oom)
@@ -163,8 +241,11 @@ int report_write_html(const rdoc *doc, const char *set_dir, const char *path, pq
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
 	xml_escape(f, title);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
-	for (size_t i = 0; i < doc->n; i++)
+	for (size_t i = 0; i < doc->n; i++) {
 		html_block(f, &doc->b[i], set_dir);
+		if (i == 0 && doc->b[0].kind == RD_HEADING)
+			html_toc(f, doc);
+	}
 	fprintf(f, "<p><small>Generated by pqprof %s.</small></p>\n</body>\n</html>\n", PACKAGE_VERSION);
 	return atomic_file_commit(&af, err);
 }

@@ -1,16 +1,17 @@
 /*
  * report_json: the record set merged into one JSON document
- * (pqprof.report/1): the campaign, its environment, and per instance the
- * build, KAT and sizes records and per operation the timing, memory,
- * profile and timing-leak records, plus the evidence index with full
- * sha256 digests.
+ * (pqprof.report/1): the summary (report_summary.h), the campaign, its
+ * environment, and per instance the build, KAT and sizes records and per
+ * operation the timing, memory, profile and timing-leak records, plus the
+ * evidence index with full sha256 digests.
  * Timing records are copied without their per-call "values" and "ns"
  * arrays, which can run to millions of numbers; those stay in the
  * records the evidence index names and hashes.
  */
 #include "config.h"
 #include "report/report.h"
-#include "report/jpath.h"
+#include "report/report_summary.h"
+#include "core/jpath.h"
 #include "core/json_file.h"
 
 #include <stdlib.h>
@@ -53,6 +54,14 @@ json_t *report_json(const struct record_set *rs)
 	}
 	json_object_set_new(doc, "schema", json_string("pqprof.report/1"));
 	json_object_set_new(doc, "generator", json_string("pqprof " PACKAGE_VERSION));
+	json_t *summary = report_summary(rs);
+	if (!summary) {
+		json_decref(doc);
+		json_decref(insts);
+		json_decref(ev);
+		return NULL;
+	}
+	json_object_set_new(doc, "summary", summary);
 	json_object_set_new(doc, "campaign", or_null(rs->campaign));
 	json_object_set_new(doc, "environment", or_null(rs->environment));
 	for (size_t i = 0; i < rs->ninst; i++) {

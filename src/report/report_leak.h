@@ -11,6 +11,9 @@
 #include "report/record_set.h"
 #include "report/report_doc.h"
 
+/* 1 when the set holds a timing-leak record: the report then has this section. */
+int report_leak_present(const struct record_set *rs);
+/* The section's body (the caller writes its numbered heading). */
 void report_section_leak(const struct record_set *rs, rdoc *d);
 
 #endif

@@ -36,14 +36,14 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 	long iters = 1, warmup = 1, mlen = 64, overhead_reads = 0;
 	int help = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &opname, "OP", "" },
-		{ OPT_INT, 0, "iters", &iters, "N", "" },
-		{ OPT_INT, 0, "warmup", &warmup, "N", "" },
-		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "" },
-		{ OPT_STRING, 0, "events", &events, "CSV", "" },
-		{ OPT_STRING, 0, "backend", &backend, "NAME", "" },
-		{ OPT_INT, 0, "overhead-reads", &overhead_reads, "N", "" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &opname, "OP", "", NULL },
+		{ OPT_INT, 0, "iters", &iters, "N", "", NULL },
+		{ OPT_INT, 0, "warmup", &warmup, "N", "", NULL },
+		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "", NULL },
+		{ OPT_STRING, 0, "events", &events, "CSV", "", NULL },
+		{ OPT_STRING, 0, "backend", &backend, "NAME", "", NULL },
+		{ OPT_INT, 0, "overhead-reads", &overhead_reads, "N", "", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	pq_error err = { 0 };
 	if (options_parse(argc, argv, specs, NULL, 0, &help, &err) < 0 || !opname) {

@@ -90,14 +90,14 @@ int job_count(struct runner_env *env, int argc, char **argv)
 	long iters = 10, warmup = 1, mlen = 64;
 	int help = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &opname, "OP", "" },
-		{ OPT_LIST, 0, "func", &globs, "GLOB", "" },
-		{ OPT_INT, 0, "iters", &iters, "N", "" },
-		{ OPT_INT, 0, "warmup", &warmup, "N", "" },
-		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "" },
-		{ OPT_STRING, 0, "uprobe-fds", &up_fds, "FDS", "" },
-		{ OPT_STRING, 0, "uprobe-error", &up_error, "REASON", "" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &opname, "OP", "", NULL },
+		{ OPT_LIST, 0, "func", &globs, "GLOB", "", NULL },
+		{ OPT_INT, 0, "iters", &iters, "N", "", NULL },
+		{ OPT_INT, 0, "warmup", &warmup, "N", "", NULL },
+		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "", NULL },
+		{ OPT_STRING, 0, "uprobe-fds", &up_fds, "FDS", "", NULL },
+		{ OPT_STRING, 0, "uprobe-error", &up_error, "REASON", "", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	pq_error err = { 0 };
 	if (options_parse(argc, argv, specs, NULL, 0, &help, &err) < 0 || !opname || !globs.n) {

@@ -7,6 +7,28 @@
 #include "runner/jobs.h"
 #include "instance/loader.h"
 
+#include <stdio.h>
+
+/* NIST signatures: which functions sign and verify call, what the header offers, and the context passed. */
+static void put_signature_api(json_t *d, const struct pqprof_instance *in)
+{
+	const char *names[] = { [PQPROF_SIG_PLAIN] = "plain", [PQPROF_SIG_CONTEXT] = "context" };
+	json_t *offered = json_array();
+	for (int a = PQPROF_SIG_PLAIN; a <= PQPROF_SIG_CONTEXT; a++)
+		if (in->sig_apis & (1u << a))
+			json_array_append_new(offered, json_string(names[a]));
+	json_object_set_new(d, "signature_apis", offered);
+	int ctx = in->sig_api == PQPROF_SIG_CONTEXT;
+	json_object_set_new(d, "signature_api", json_string(ctx ? "context" : "plain"));
+	if (!ctx)
+		return;
+	char hex[2 * 255 + 1] = "";
+	for (pq_u64 i = 0; i < in->context_len && i < 255; i++)
+		snprintf(hex + 2 * i, 3, "%02x", in->context[i]);
+	json_object_set_new(d, "context", json_string(hex));
+	json_object_set_new(d, "context_len", json_integer((json_int_t)in->context_len));
+}
+
 int job_info(struct runner_env *env, int argc, char **argv)
 {
 	(void)argc;
@@ -23,6 +45,8 @@ int job_info(struct runner_env *env, int argc, char **argv)
 	                      "sig", (json_int_t)sz.sig, "ct", (json_int_t)sz.ct, "ss", (json_int_t)sz.ss);
 	if (d && in->build_notes)
 		json_object_set_new(d, "build_notes", json_string(in->build_notes));
+	if (d && in->sig_api)
+		put_signature_api(d, in);
 	runner_emit(d);
 	return 0;
 }

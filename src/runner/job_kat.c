@@ -33,10 +33,10 @@ int job_kat(struct runner_env *env, int argc, char **argv)
 	long records = 0;
 	int help = 0;
 	const struct option_spec specs[] = {
-		{ OPT_INT, 0, "records", &records, "N", "" },
-		{ OPT_STRING, 0, "emit", &emit, "FILE", "" },
-		{ OPT_STRING, 0, "outcome", &outcome_path, "FILE", "" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_INT, 0, "records", &records, "N", "", NULL },
+		{ OPT_STRING, 0, "emit", &emit, "FILE", "", NULL },
+		{ OPT_STRING, 0, "outcome", &outcome_path, "FILE", "", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	pq_error err = { 0 };
 	if (options_parse(argc, argv, specs, NULL, 0, &help, &err) < 0 || !emit || records < 0) {
@@ -59,7 +59,7 @@ int job_kat(struct runner_env *env, int argc, char **argv)
 	if (o.outcome_fd >= 0)
 		close(o.outcome_fd);
 	if (r < 0) {
-		runner_emit_error("kat engine: %s", err.msg);
+		runner_emit_pq_error("kat engine", &err);
 		return 1;
 	}
 	json_t *done = json_pack("{s:s}", "ev", "done");

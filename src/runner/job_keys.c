@@ -44,9 +44,9 @@ int job_keys(struct runner_env *env, int argc, char **argv)
 	const char *wpath = NULL, *rpath = NULL;
 	int help = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "write", &wpath, "FILE", "" },
-		{ OPT_STRING, 0, "read", &rpath, "FILE", "" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "write", &wpath, "FILE", "", NULL },
+		{ OPT_STRING, 0, "read", &rpath, "FILE", "", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	pq_error err = { 0 };
 	if (options_parse(argc, argv, specs, NULL, 0, &help, &err) < 0 || !wpath == !rpath) {

@@ -9,6 +9,12 @@
  * set the crop thresholds; the rest feed the t-tests, whose values are
  * sent to the parent at increasing numbers of measurements together with
  * the contention evidence.  The parent judges (leak/leak_run.c).
+ *
+ * The A/A control rides along: every class-1 slot also gets a control
+ * label drawn by its own coin, and the control's tests compare the two
+ * halves of class 1, prepared the same way and interleaved with class 0,
+ * so their |t| is what the harness and the machine reach without a
+ * difference in the inputs.  Its trace is sent beside the pair's.
  */
 #include "config.h"
 #include "runner/jobs.h"
@@ -46,6 +52,7 @@ struct leak_job {
 	unsigned char *slot_seed;      /* nslots * 48: seeds for LEAK_IN_SEED */
 	unsigned char *slot_m;         /* nslots * mlen: messages for LEAK_IN_MESSAGE */
 	int *cls;
+	int *ctl;                      /* control label of a class-1 slot (0 or 1) */
 	/* outputs of timed calls (never the fixed inputs) */
 	unsigned char *opk, *osk, *oblob, *oct, *oss, *scratch;
 	pq_u64 opklen, osklen, obloblen, octlen, osslen;
@@ -101,13 +108,14 @@ static int job_init(struct leak_job *j, struct runner_env *env, const struct lea
 	j->slot_seed = zalloc(ns * 48);
 	j->slot_m = zalloc(ns * ((size_t)mlen ? (size_t)mlen : 1));
 	j->cls = calloc(ns, sizeof *j->cls);
+	j->ctl = calloc(ns, sizeof *j->ctl);
 	j->opk = zalloc((size_t)sz->pk);
 	j->osk = zalloc((size_t)sz->sk);
 	j->oblob = zalloc((size_t)j->c.bloblen_max);
 	j->scratch = zalloc((size_t)j->c.bloblen_max);
 	j->oct = zalloc((size_t)sz->ct);
 	j->oss = zalloc((size_t)sz->ss);
-	if (!j->slots || !j->slot_len || !j->slot_seed || !j->slot_m || !j->cls || !j->opk || !j->osk || !j->oblob ||
+	if (!j->slots || !j->slot_len || !j->slot_seed || !j->slot_m || !j->cls || !j->ctl || !j->opk || !j->osk || !j->oblob ||
 	    !j->scratch || !j->oct || !j->oss)
 		return pq_fail(err, PQ_ENOMEM, "out of memory for %d input slots", j->nslots);
 	return 0;
@@ -121,6 +129,7 @@ static void job_free(struct leak_job *j)
 	free(j->slot_seed);
 	free(j->slot_m);
 	free(j->cls);
+	free(j->ctl);
 	free(j->opk);
 	free(j->osk);
 	free(j->oblob);
@@ -269,7 +278,7 @@ static long switches(void)
 	return ru.ru_nivcsw + ru.ru_nvcsw;
 }
 
-static double rusage_cpu_s(struct rusage *ru)
+static double rusage_cpu_s(const struct rusage *ru)
 {
 	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec * 1e-6 + (double)ru->ru_stime.tv_sec +
 	       (double)ru->ru_stime.tv_usec * 1e-6;
@@ -290,30 +299,43 @@ static json_t *welch_json(const struct leak_welch *w)
 	return a;
 }
 
+/* A t trace: the t of every test at increasing numbers of measurements. */
+struct trace {
+	struct leak_point *pts;
+	size_t npts;
+};
+
 struct run_state {
 	double *calib;
 	size_t ncalib, calib_want;
-	struct leak_tests lt;
+	struct leak_tests lt, ctl;     /* the pair, and the A/A control (the halves of class 1) */
 	int tests_ready;
-	struct leak_point *pts;
-	size_t npts;
+	struct trace pair, control;
 	uint64_t next_point;
 	uint64_t kept[2], dropped[2];
+	double units, ns;              /* sums over kept calls, for ns per counter unit */
 	long batches;
 };
 
-static void add_point(struct run_state *st)
+static void add_point(struct trace *tr, const struct leak_tests *lt, uint64_t n)
 {
-	if (st->npts >= MAX_POINTS)
+	if (tr->npts >= MAX_POINTS)
 		return;
-	struct leak_point *p = &st->pts[st->npts++];
+	struct leak_point *p = &tr->pts[tr->npts++];
 	memset(p, 0, sizeof *p);
-	p->n = st->lt.n;
-	for (int i = 0; i < leak_tests_count(&st->lt) && i < LEAK_MAX_TESTS; i++)
-		p->t[i] = leak_tests_t(&st->lt, i);
+	p->n = n;
+	for (int i = 0; i < leak_tests_count(lt) && i < LEAK_MAX_TESTS; i++)
+		p->t[i] = leak_tests_t(lt, i);
 }
 
-static void record(struct run_state *st, int cls, double v)
+/* Both traces at the pair's measurement count (the control's points name the same moment). */
+static void add_points(struct run_state *st)
+{
+	add_point(&st->pair, &st->lt, st->lt.n);
+	add_point(&st->control, &st->ctl, st->lt.n);
+}
+
+static void record(struct run_state *st, int cls, int ctl, double v)
 {
 	st->kept[cls]++;
 	if (!st->tests_ready) {
@@ -322,190 +344,324 @@ static void record(struct run_state *st, int cls, double v)
 			double pcts[LEAK_MAX_CROPS];
 			int np = leak_default_crops(pcts, LEAK_MAX_CROPS);
 			leak_tests_init(&st->lt, st->calib, st->ncalib, pcts, np);
+			leak_tests_init(&st->ctl, st->calib, st->ncalib, pcts, np);
 			st->tests_ready = 1;
 			st->next_point = FIRST_POINT;
 		}
 		return;
 	}
 	leak_tests_add(&st->lt, cls, v);
+	if (cls)
+		leak_tests_add(&st->ctl, ctl, v);
 	if (st->lt.n >= st->next_point) {
-		add_point(st);
+		add_points(st);
 		uint64_t nx = (uint64_t)ceil((double)st->next_point * 1.25);
 		st->next_point = nx > st->next_point ? nx : st->next_point + 1;
 	}
 }
 
-int job_leak(struct runner_env *env, int argc, char **argv)
+static json_t *trace_json(const struct trace *tr, const struct leak_tests *lt)
 {
-	const char *opname = NULL, *classes = NULL, *events = "cycles", *backend = NULL, *seedarg = NULL;
-	long mlen = 64, max_meas = 0;
-	double budget = 4.0;
+	json_t *trace = json_array();
+	for (size_t k = 0; k < tr->npts; k++) {
+		json_t *t = json_array();
+		for (int i = 0; i < leak_tests_count(lt); i++)
+			json_array_append_new(t, json_real(round(tr->pts[k].t[i] * 1000) / 1000));
+		json_array_append_new(trace, json_pack("{s:I, s:o}", "n", (json_int_t)tr->pts[k].n, "t", t));
+	}
+	return trace;
+}
+
+/* Each test's effect: the difference of class means (class 0 minus class 1) and its standard error. */
+static json_t *effects_json(const struct leak_tests *lt)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < leak_tests_count(lt); i++) {
+		struct leak_effect e = leak_tests_effect(lt, i);
+		json_array_append_new(a, json_pack("{s:f, s:f}", "diff", e.diff, "se", e.se));
+	}
+	return a;
+}
+
+static double pooled_mean(const struct leak_welch *w)
+{
+	double n = w->n[0] + w->n[1];
+	return n > 0 ? (w->n[0] * w->mean[0] + w->n[1] * w->mean[1]) / n : 0;
+}
+
+/* One leak job: its command line, the inputs, the counters, and the run's state and evidence. */
+struct leak_session {
+	const char *opname, *classes, *events, *backend, *seedarg;
+	long mlen, max_meas;
+	double budget;
+	enum pq_op op;
+	const struct leak_pair *pair;
+	uint64_t iseed;                 /* the interleaving's seed: the parent's, else a random one */
+	const struct pqprof_instance *in;
+	counter_set cs;
+	struct leak_job j;
+	struct run_state st;
+	uint64_t t0, t1, end, calib_end; /* the raw clock: start, stop, end of the budget, of calibration */
+	struct rusage ru0, ru1;
+	double l0, l1;                  /* load averages at the start and the end */
+	int stop;
+	pq_error err;
+};
+
+/* The command line the parent writes (leak/leak_run.c); 0, or -1 with the error sent. */
+static int parse_args(struct leak_session *ls, int argc, char **argv)
+{
 	int help = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &opname, "OP", "" },
-		{ OPT_STRING, 0, "classes", &classes, "PAIR", "" },
-		{ OPT_DOUBLE, 0, "budget", &budget, "S", "" },
-		{ OPT_INT, 0, "measurements", &max_meas, "N", "" },
-		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "" },
-		{ OPT_STRING, 0, "events", &events, "CSV", "" },
-		{ OPT_STRING, 0, "backend", &backend, "NAME", "" },
-		{ OPT_STRING, 0, "seed", &seedarg, "N", "" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &ls->opname, "OP", "", NULL },
+		{ OPT_STRING, 0, "classes", &ls->classes, "PAIR", "", NULL },
+		{ OPT_DOUBLE, 0, "budget", &ls->budget, "S", "", NULL },
+		{ OPT_INT, 0, "measurements", &ls->max_meas, "N", "", NULL },
+		{ OPT_INT, 0, "mlen", &ls->mlen, "BYTES", "", NULL },
+		{ OPT_STRING, 0, "events", &ls->events, "CSV", "", NULL },
+		{ OPT_STRING, 0, "backend", &ls->backend, "NAME", "", NULL },
+		{ OPT_STRING, 0, "seed", &ls->seedarg, "N", "", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
-	pq_error err = { 0 };
-	if (options_parse(argc, argv, specs, NULL, 0, &help, &err) < 0 || !opname || !classes) {
-		runner_emit_error("leak job: %s", err.msg[0] ? err.msg : "--op and --classes are required");
-		return 1;
+	if (options_parse(argc, argv, specs, NULL, 0, &help, &ls->err) < 0 || !ls->opname || !ls->classes) {
+		runner_emit_error("leak job: %s", ls->err.msg[0] ? ls->err.msg : "--op and --classes are required");
+		return -1;
 	}
-	int op = pq_op_parse(opname);
-	const struct leak_pair *pair = op >= 0 ? leak_pair_find((enum pq_op)op, classes) : NULL;
-	if (!pair || budget <= 0 || mlen < 1 || mlen > (1 << 20) || max_meas < 0) {
+	int op = pq_op_parse(ls->opname);
+	ls->pair = op >= 0 ? leak_pair_find((enum pq_op)op, ls->classes) : NULL;
+	if (!ls->pair || ls->budget <= 0 || ls->mlen < 1 || ls->mlen > (1 << 20) || ls->max_meas < 0) {
 		runner_emit_error("leak job: bad arguments");
-		return 1;
+		return -1;
 	}
-	uint64_t iseed = seedarg ? strtoull(seedarg, NULL, 0) : 0;
-	if (!iseed && getrandom(&iseed, sizeof iseed, 0) != (ssize_t)sizeof iseed)
-		iseed = (uint64_t)counter_raw_clock_ns() ^ (uint64_t)getpid();
-	counter_set cs;
-	if (counter_set_open(events, backend, &cs, &err) < 0) {
-		runner_emit_error("counters: %s", err.msg);
-		return PQ_EPERF;
+	ls->op = (enum pq_op)op;
+	/* No seed from the parent: a random one (the record names it). */
+	ls->iseed = ls->seedarg ? strtoull(ls->seedarg, NULL, 0) : 0;
+	if (!ls->iseed && getrandom(&ls->iseed, sizeof ls->iseed, 0) != (ssize_t)sizeof ls->iseed)
+		ls->iseed = (uint64_t)counter_raw_clock_ns() ^ (uint64_t)getpid();
+	return 0;
+}
+
+/* The calibration buffer and both traces; -1 when memory runs out. */
+static int run_state_alloc(struct run_state *st)
+{
+	st->calib = calloc(CALIB_MAX, sizeof *st->calib);
+	st->pair.pts = calloc(MAX_POINTS, sizeof *st->pair.pts);
+	st->control.pts = calloc(MAX_POINTS, sizeof *st->control.pts);
+	st->calib_want = CALIB_MAX;
+	return st->calib && st->pair.pts && st->control.pts ? 0 : -1;
+}
+
+static void run_state_free(struct run_state *st)
+{
+	free(st->calib);
+	free(st->pair.pts);
+	free(st->control.pts);
+}
+
+/* Send a scheme failure during the measurements; returns PQ_ESCHEME. */
+static int fail_measure(struct leak_session *ls)
+{
+	runner_op_end(ls->op, 1);
+	runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", ls->err.msg));
+	return PQ_ESCHEME;
+}
+
+/*
+ * A batch of inputs, outside any timed region: each slot's class (and a
+ * class-1 slot's control label) by a coin of the job's generator; fewer
+ * slots when the budget runs out.  The number of slots, or -1.
+ */
+static int prepare_batch(struct leak_session *ls)
+{
+	struct leak_job *j = &ls->j;
+	int ns = 0;
+	for (; ns < j->nslots; ns++) {
+		uint64_t coin = stats_rng_next(&j->rng);
+		int cls = (int)(coin >> 63);
+		j->ctl[ns] = (int)((coin >> 62) & 1);
+		if (prepare_slot(j, ls->in, ns, cls, &ls->err) < 0)
+			return -1;
+		if (counter_raw_clock_ns() >= ls->end)
+			break;
 	}
-	const struct pqprof_instance *in = env->inst;
-	struct leak_job j;
-	int r = job_init(&j, env, pair, mlen, iseed, &err);
-	if (r < 0) {
-		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", r == -PQ_ESCHEME ? "cryptofail" : "setup",
-		                      "msg", err.msg));
-		job_free(&j);
-		return r == -PQ_ESCHEME ? PQ_ESCHEME : PQ_ENOMEM;
+	return ns;
+}
+
+/*
+ * Slot s timed alone; kept for the tests unless the thread was switched
+ * out during the call.  Calibration ends early for slow operations; the
+ * budget or --measurements ends the run.  0, or PQ_ESCHEME (sent).
+ */
+static int measure_slot(struct leak_session *ls, int s)
+{
+	struct leak_job *j = &ls->j;
+	struct run_state *st = &ls->st;
+	if (j->pair->input == LEAK_IN_SEED)
+		runner_seed_instance(ls->in, j->slot_seed + (size_t)s * 48, 48);
+	long sw0 = switches();
+	runner_mark_call(ls->op, 1);
+	counter_sample s0, d = { 0 };
+	counter_set_start(&ls->cs, &s0);
+	int rc = call_slot(j, ls->in, s);
+	counter_set_stop(&ls->cs, &s0, &d);
+	runner_mark_call(ls->op, 0);
+	long sw1 = switches();
+	int cls = j->cls[s];
+	if (!rc_ok(j, cls, rc)) {
+		pq_fail(&ls->err, PQ_ESCHEME, "%s returned %d on a class-%d input (%s)", ls->opname, rc, cls,
+		        ls->pair->what);
+		return fail_measure(ls);
 	}
-	struct run_state st = { 0 };
-	st.calib = calloc(CALIB_MAX, sizeof *st.calib);
-	st.pts = calloc(MAX_POINTS, sizeof *st.pts);
-	st.calib_want = CALIB_MAX;
-	if (!st.calib || !st.pts) {
-		runner_emit_error("out of memory");
-		return PQ_ENOMEM;
+	if (sw1 != sw0) {
+		st->dropped[cls]++;
+	} else {
+		record(st, cls, j->ctl[s], (double)d.v[0]);
+		st->units += (double)d.v[0];
+		st->ns += (double)d.ns;
 	}
-	uint64_t t0 = counter_raw_clock_ns();
-	uint64_t end = t0 + (uint64_t)(budget * 1e9);
+	uint64_t now = counter_raw_clock_ns();
+	if (!st->tests_ready && now >= ls->calib_end && st->ncalib >= 20)
+		st->calib_want = st->ncalib;  /* the next kept value ends calibration */
+	if (now >= ls->end || (ls->max_meas > 0 && st->lt.n >= (uint64_t)ls->max_meas))
+		ls->stop = 1;
+	return 0;
+}
+
+/* Batch after batch until the budget or --measurements, with the process's usage and load around it. */
+static int measure(struct leak_session *ls)
+{
+	ls->t0 = counter_raw_clock_ns();
+	ls->end = ls->t0 + (uint64_t)(ls->budget * 1e9);
 	/* The crop thresholds come from the first measurements, or from what
 	 * 15% of the budget gives for slow operations. */
-	uint64_t calib_end = t0 + (uint64_t)(budget * 0.15e9);
-	struct rusage ru0, ru1;
-	getrusage(RUSAGE_SELF, &ru0);
-	double l0 = load1();
-	int stop = 0;
-	runner_op_begin((enum pq_op)op, 1);
-	while (!stop) {
-		/* Prepare a batch. */
-		int ns = 0;
-		for (; ns < j.nslots; ns++) {
-			int cls = (int)(stats_rng_next(&j.rng) >> 63);
-			if (prepare_slot(&j, in, ns, cls, &err) < 0) {
-				runner_op_end((enum pq_op)op, 1);
-				runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", err.msg));
-				return PQ_ESCHEME;
-			}
-			if (counter_raw_clock_ns() >= end)
-				break;
+	ls->calib_end = ls->t0 + (uint64_t)(ls->budget * 0.15e9);
+	getrusage(RUSAGE_SELF, &ls->ru0);
+	ls->l0 = load1();
+	runner_op_begin(ls->op, 1);
+	while (!ls->stop) {
+		int ns = prepare_batch(ls);
+		if (ns < 0)
+			return fail_measure(ls);
+		ls->st.batches++;
+		for (int s = 0; s < ns && !ls->stop; s++) {
+			int rc = measure_slot(ls, s);
+			if (rc != 0)
+				return rc;
 		}
-		st.batches++;
-		/* Measure it. */
-		for (int s = 0; s < ns && !stop; s++) {
-			if (j.pair->input == LEAK_IN_SEED)
-				runner_seed_instance(in, j.slot_seed + (size_t)s * 48, 48);
-			long sw0 = switches();
-			runner_mark_call((enum pq_op)op, 1);
-			counter_sample s0, d = { 0 };
-			counter_set_start(&cs, &s0);
-			int rc = call_slot(&j, in, s);
-			counter_set_stop(&cs, &s0, &d);
-			runner_mark_call((enum pq_op)op, 0);
-			long sw1 = switches();
-			int cls = j.cls[s];
-			if (!rc_ok(&j, cls, rc)) {
-				runner_op_end((enum pq_op)op, 1);
-				pq_fail(&err, PQ_ESCHEME, "%s returned %d on a class-%d input (%s)", opname, rc, cls,
-				        pair->what);
-				runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", err.msg));
-				return PQ_ESCHEME;
-			}
-			if (sw1 != sw0)
-				st.dropped[cls]++;
-			else
-				record(&st, cls, (double)d.v[0]);
-			uint64_t now = counter_raw_clock_ns();
-			if (!st.tests_ready && now >= calib_end && st.ncalib >= 20)
-				st.calib_want = st.ncalib;  /* the next kept value ends calibration */
-			if (now >= end || (max_meas > 0 && st.lt.n >= (uint64_t)max_meas))
-				stop = 1;
-		}
-		if (counter_raw_clock_ns() >= end)
-			stop = 1;
+		if (counter_raw_clock_ns() >= ls->end)
+			ls->stop = 1;
 	}
-	runner_op_end((enum pq_op)op, 1);
-	uint64_t t1 = counter_raw_clock_ns();
-	getrusage(RUSAGE_SELF, &ru1);
-	double l1 = load1();
-	if (st.tests_ready && (st.npts == 0 || st.pts[st.npts - 1].n != st.lt.n))
-		add_point(&st);
+	runner_op_end(ls->op, 1);
+	ls->t1 = counter_raw_clock_ns();
+	getrusage(RUSAGE_SELF, &ls->ru1);
+	ls->l1 = load1();
+	/* The traces end at the last measurement. */
+	struct run_state *st = &ls->st;
+	if (st->tests_ready && (st->pair.npts == 0 || st->pair.pts[st->pair.npts - 1].n != st->lt.n))
+		add_points(st);
+	return 0;
+}
 
-	char desc[256];
-	counter_set_describe(&cs, desc, sizeof desc);
-	json_t *done = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:f, s:I}",
-	                         "ev", "done", "op", opname, "classes", pair->name, "what", pair->what,
-	                         "backend", counter_set_backend_name(&cs), "backend_desc", desc,
-	                         "unit", counter_set_unit(&cs), "counts_cycles", counter_set_counts_cycles(&cs),
-	                         "message_bytes", (json_int_t)mlen, "budget_s", budget,
-	                         "max_measurements", (json_int_t)max_meas);
-	char seedhex[32];
-	snprintf(seedhex, sizeof seedhex, "0x%016llx", (unsigned long long)iseed);
-	json_object_set_new(done, "interleave_seed", json_string(seedhex));
-	json_t *reasons = json_array();
-	for (int i = 0; i < counter_set_reason_count(&cs); i++)
-		json_array_append_new(reasons, json_string(counter_set_reason(&cs, i)));
-	json_object_set_new(done, "fallback_reasons", reasons);
+/* The tests' names, crop thresholds and resolutions into the done event. */
+static void add_tests_json(json_t *done, const struct run_state *st)
+{
 	json_t *names = json_array(), *crops = json_array();
-	for (int i = 0; st.tests_ready && i < leak_tests_count(&st.lt); i++) {
+	for (int i = 0; st->tests_ready && i < leak_tests_count(&st->lt); i++) {
 		char nm[32];
-		leak_test_name(&st.lt, i, nm, sizeof nm);
+		leak_test_name(&st->lt, i, nm, sizeof nm);
 		json_array_append_new(names, json_string(nm));
 	}
-	for (int i = 0; i < st.lt.ncrops; i++)
-		json_array_append_new(crops, json_pack("{s:f, s:f}", "percentile", st.lt.crop_pct[i], "at", st.lt.crop_at[i]));
+	for (int i = 0; i < st->lt.ncrops; i++)
+		json_array_append_new(crops, json_pack("{s:f, s:f}", "percentile", st->lt.crop_pct[i], "at", st->lt.crop_at[i]));
 	json_t *res = json_array();
-	for (int i = 0; st.tests_ready && i < leak_tests_count(&st.lt); i++)
-		json_array_append_new(res, json_real(leak_tests_resolution(&st.lt, i)));
+	for (int i = 0; st->tests_ready && i < leak_tests_count(&st->lt); i++)
+		json_array_append_new(res, json_real(leak_tests_resolution(&st->lt, i)));
 	json_object_set_new(done, "resolution", res);
 	json_object_set_new(done, "tests", names);
 	json_object_set_new(done, "crops", crops);
-	json_t *trace = json_array();
-	for (size_t k = 0; k < st.npts; k++) {
-		json_t *t = json_array();
-		for (int i = 0; i < leak_tests_count(&st.lt); i++)
-			json_array_append_new(t, json_real(round(st.pts[k].t[i] * 1000) / 1000));
-		json_array_append_new(trace, json_pack("{s:I, s:o}", "n", (json_int_t)st.pts[k].n, "t", t));
+}
+
+/* What the machine did meanwhile: wall and CPU time, context switches, kept and dropped calls, load. */
+static json_t *contention_json(const struct leak_session *ls)
+{
+	const struct run_state *st = &ls->st;
+	return json_pack("{s:f, s:f, s:I, s:I, s:[I,I], s:[I,I], s:f, s:f, s:I}",
+	                 "wall_s", (double)(ls->t1 - ls->t0) * 1e-9,
+	                 "cpu_s", rusage_cpu_s(&ls->ru1) - rusage_cpu_s(&ls->ru0),
+	                 "nivcsw", (json_int_t)(ls->ru1.ru_nivcsw - ls->ru0.ru_nivcsw),
+	                 "nvcsw", (json_int_t)(ls->ru1.ru_nvcsw - ls->ru0.ru_nvcsw),
+	                 "kept", (json_int_t)st->kept[0], (json_int_t)st->kept[1],
+	                 "dropped", (json_int_t)st->dropped[0], (json_int_t)st->dropped[1],
+	                 "load_start", isfinite(ls->l0) ? ls->l0 : -1.0, "load_end", isfinite(ls->l1) ? ls->l1 : -1.0,
+	                 "ncpu", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/* The "done" event: the settings, the counter, the tests and their traces, the control, the contention. */
+static json_t *done_event(struct leak_session *ls)
+{
+	const struct run_state *st = &ls->st;
+	counter_set *cs = &ls->cs;
+	char desc[256];
+	counter_set_describe(cs, desc, sizeof desc);
+	json_t *done = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:I, s:f, s:I}",
+	                         "ev", "done", "op", ls->opname, "classes", ls->pair->name, "what", ls->pair->what,
+	                         "backend", counter_set_backend_name(cs), "backend_desc", desc,
+	                         "unit", counter_set_unit(cs), "counts_cycles", counter_set_counts_cycles(cs),
+	                         "message_bytes", (json_int_t)ls->mlen, "budget_s", ls->budget,
+	                         "max_measurements", (json_int_t)ls->max_meas);
+	char seedhex[32];
+	snprintf(seedhex, sizeof seedhex, "0x%016llx", (unsigned long long)ls->iseed);
+	json_object_set_new(done, "interleave_seed", json_string(seedhex));
+	json_t *reasons = json_array();
+	for (int i = 0; i < counter_set_reason_count(cs); i++)
+		json_array_append_new(reasons, json_string(counter_set_reason(cs, i)));
+	json_object_set_new(done, "fallback_reasons", reasons);
+	add_tests_json(done, st);
+	json_object_set_new(done, "trace", trace_json(&st->pair, &st->lt));
+	json_object_set_new(done, "classes_uncropped", welch_json(&st->lt.raw));
+	json_object_set_new(done, "effects", effects_json(&st->lt));
+	json_object_set_new(done, "mean", json_real(pooled_mean(&st->lt.raw)));
+	/* ns per counter unit: fixed for tsc and clock, else what the kept calls took */
+	double spu = counter_set_seconds_per_unit(cs);
+	json_object_set_new(done, "ns_per_unit", json_real(spu > 0 ? spu * 1e9 : st->units > 0 ? st->ns / st->units : 0));
+	json_object_set_new(done, "ns_per_unit_from", json_string(spu > 0 ? "counter" : "measured"));
+	json_object_set_new(done, "control", json_pack("{s:o, s:o, s:I}", "trace", trace_json(&st->control, &st->ctl),
+	                    "classes_uncropped", welch_json(&st->ctl.raw), "measurements", (json_int_t)st->ctl.n));
+	json_object_set_new(done, "calibration_measurements", json_integer((json_int_t)st->ncalib));
+	json_object_set_new(done, "measurements", json_integer((json_int_t)st->lt.n));
+	json_object_set_new(done, "batches", json_integer(st->batches));
+	json_object_set_new(done, "slots_per_batch", json_integer(ls->j.nslots));
+	json_object_set_new(done, "contention", contention_json(ls));
+	return done;
+}
+
+int job_leak(struct runner_env *env, int argc, char **argv)
+{
+	struct leak_session session = { .events = "cycles", .mlen = 64, .budget = 4.0, .in = env->inst };
+	struct leak_session *ls = &session;
+	if (parse_args(ls, argc, argv) < 0)
+		return 1;
+	if (counter_set_open(ls->events, ls->backend, &ls->cs, &ls->err) < 0) {
+		runner_emit_error("counters: %s", ls->err.msg);
+		return PQ_EPERF;
 	}
-	json_object_set_new(done, "trace", trace);
-	json_object_set_new(done, "classes_uncropped", welch_json(&st.lt.raw));
-	json_object_set_new(done, "calibration_measurements", json_integer((json_int_t)st.ncalib));
-	json_object_set_new(done, "measurements", json_integer((json_int_t)st.lt.n));
-	json_object_set_new(done, "batches", json_integer(st.batches));
-	json_object_set_new(done, "slots_per_batch", json_integer(j.nslots));
-	json_object_set_new(done, "contention", json_pack("{s:f, s:f, s:I, s:I, s:[I,I], s:[I,I], s:f, s:f, s:I}",
-	                    "wall_s", (double)(t1 - t0) * 1e-9, "cpu_s", rusage_cpu_s(&ru1) - rusage_cpu_s(&ru0),
-	                    "nivcsw", (json_int_t)(ru1.ru_nivcsw - ru0.ru_nivcsw),
-	                    "nvcsw", (json_int_t)(ru1.ru_nvcsw - ru0.ru_nvcsw),
-	                    "kept", (json_int_t)st.kept[0], (json_int_t)st.kept[1],
-	                    "dropped", (json_int_t)st.dropped[0], (json_int_t)st.dropped[1],
-	                    "load_start", isfinite(l0) ? l0 : -1.0, "load_end", isfinite(l1) ? l1 : -1.0,
-	                    "ncpu", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN)));
-	runner_emit(done);
-	free(st.calib);
-	free(st.pts);
-	job_free(&j);
-	counter_set_close(&cs);
+	int r = job_init(&ls->j, env, ls->pair, ls->mlen, ls->iseed, &ls->err);
+	if (r < 0) {
+		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", r == -PQ_ESCHEME ? "cryptofail" : "setup",
+		                      "msg", ls->err.msg));
+		job_free(&ls->j);
+		return r == -PQ_ESCHEME ? PQ_ESCHEME : PQ_ENOMEM;
+	}
+	if (run_state_alloc(&ls->st) < 0) {
+		runner_emit_error("out of memory");
+		return PQ_ENOMEM;
+	}
+	r = measure(ls);
+	if (r != 0)
+		return r;
+	runner_emit(done_event(ls));
+	run_state_free(&ls->st);
+	job_free(&ls->j);
+	counter_set_close(&ls->cs);
 	return 0;
 }

@@ -38,9 +38,9 @@ static int parse_args(int argc, char **argv, enum pq_op *op, size_t *stack, pq_e
 	const char *op_name = NULL;
 	long stack_size = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &op_name, "OP", "operation to measure (keygen, sign, verify, enc, dec)" },
-		{ OPT_INT, 0, "stack-size", &stack_size, "BYTES", "stack for the call (default 64 MiB)" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &op_name, "OP", "operation to measure (keygen, sign, verify, enc, dec)", NULL },
+		{ OPT_INT, 0, "stack-size", &stack_size, "BYTES", "stack for the call (default 64 MiB)", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	int help = 0;
 	int r = options_parse(argc, argv, specs, NULL, 0, &help, err);

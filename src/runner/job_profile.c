@@ -21,6 +21,7 @@
  */
 #include "config.h"
 #include "runner/jobs.h"
+#include "core/clock.h"
 #include "core/options.h"
 #include "profile/sampler.h"
 
@@ -30,13 +31,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ---- where the scheme is entered ---- */
 
@@ -216,18 +210,18 @@ int job_profile(struct runner_env *env, int argc, char **argv)
 	double seconds = 0;
 	int help = 0;
 	const struct option_spec specs[] = {
-		{ OPT_STRING, 0, "op", &opname, "OP", "" },
-		{ OPT_STRING, 0, "mode", &mode, "fp|dwarf", "" },
-		{ OPT_STRING, 0, "event", &event, "NAME", "" },
-		{ OPT_INT, 0, "freq", &freq, "HZ", "" },
-		{ OPT_INT, 0, "period", &period, "N", "" },
-		{ OPT_INT, 0, "stack", &stack, "BYTES", "" },
-		{ OPT_INT, 0, "pages", &pages, "N", "" },
-		{ OPT_INT, 0, "iters", &iters, "N", "" },
-		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "" },
-		{ OPT_INT, 0, "warmup", &warmup, "N", "" },
-		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_STRING, 0, "op", &opname, "OP", "", NULL },
+		{ OPT_STRING, 0, "mode", &mode, "fp|dwarf", "", NULL },
+		{ OPT_STRING, 0, "event", &event, "NAME", "", NULL },
+		{ OPT_INT, 0, "freq", &freq, "HZ", "", NULL },
+		{ OPT_INT, 0, "period", &period, "N", "", NULL },
+		{ OPT_INT, 0, "stack", &stack, "BYTES", "", NULL },
+		{ OPT_INT, 0, "pages", &pages, "N", "", NULL },
+		{ OPT_INT, 0, "iters", &iters, "N", "", NULL },
+		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "", NULL },
+		{ OPT_INT, 0, "warmup", &warmup, "N", "", NULL },
+		{ OPT_INT, 0, "mlen", &mlen, "BYTES", "", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	pq_error err = { 0 };
 	if (options_parse(argc, argv, specs, NULL, 0, &help, &err) < 0 || !opname) {

@@ -9,17 +9,10 @@
  */
 #include "config.h"
 #include "runner/jobs.h"
+#include "core/clock.h"
 #include "core/options.h"
 
 #include <string.h>
-#include <time.h>
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 struct minmax {
 	pq_u64 min, max;
@@ -47,9 +40,9 @@ int job_sizes(struct runner_env *env, int argc, char **argv)
 	double seconds = 0;
 	int help = 0;
 	const struct option_spec specs[] = {
-		{ OPT_INT, 0, "runs", &runs, "N", "" },
-		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "" },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL },
+		{ OPT_INT, 0, "runs", &runs, "N", "", NULL },
+		{ OPT_DOUBLE, 0, "seconds", &seconds, "S", "", NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, NULL },
 	};
 	pq_error err = { 0 };
 	if (options_parse(argc, argv, specs, NULL, 0, &help, &err) < 0 || runs < 1 || runs > 100000) {

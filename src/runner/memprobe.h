@@ -93,4 +93,8 @@ json_t *memprobe_result_to_json(const struct memprobe_result *r);
 /* Read VmRSS / VmHWM of this process in bytes; 0 on success. */
 int memprobe_read_status(uint64_t *vmrss, uint64_t *vmhwm, pq_error *err);
 
+/* Under AddressSanitizer: make the process's first context switch now, before
+ * the scheme's output is captured (ASan warns on it once).  Else nothing. */
+void memprobe_prime_sanitizer(void);
+
 #endif

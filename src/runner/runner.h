@@ -37,6 +37,8 @@ struct runner_job {
 void runner_emit(json_t *event);
 /* Convenience: {"ev":"error","msg":...}. */
 void runner_emit_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An error event for a failure of the runner's own, with its PQ_E* code: the parent tells its out of memory from the scheme's misbehaviour. */
+void runner_emit_pq_error(const char *what, const pq_error *err);
 
 /* Bracket scheme calls; also emits begin/end events when `announce`. */
 void runner_op_begin(enum pq_op op, int announce);

@@ -48,6 +48,13 @@ void runner_emit_error(const char *fmt, ...)
 	runner_emit(json_pack("{s:s, s:s}", "ev", "error", "msg", msg));
 }
 
+void runner_emit_pq_error(const char *what, const pq_error *err)
+{
+	char msg[1200];
+	snprintf(msg, sizeof msg, "%s: %s", what, err->msg);
+	runner_emit(json_pack("{s:s, s:s, s:i}", "ev", "error", "msg", msg, "code", err->code));
+}
+
 void runner_op_begin(enum pq_op op, int announce)
 {
 	if (announce)

@@ -10,6 +10,7 @@
 #include "runner/runner.h"
 #include "runner/jobs.h"
 #include "instance/loader.h"
+#include "runner/memprobe.h"
 #include "runner/scheme_output.h"
 
 #include <fcntl.h>
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
 		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));
 		return PQ_ELOAD;
 	}
+	if (strcmp(job->name, "mem") == 0)
+		memprobe_prime_sanitizer();
 	/* The scheme's stdout/stderr through the runner's pipes (scheme_output.h). */
 	scheme_output_open();
 	/* Jobs see argv[0] = job name, then their own arguments. */

@@ -8,6 +8,7 @@
 #include "measure/stats.h"
 #include "measure/contention.h"
 #include "core/atomic_file.h"
+#include "core/clock.h"
 #include "core/grow.h"
 #include "core/ops.h"
 
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 const char *bench_failure_kind(const struct child_result *res)
 {
@@ -27,13 +27,6 @@ const char *bench_failure_kind(const struct child_result *res)
 	case CHILD_FAILED: return "CRYPTOFAIL";
 	default: return "FAILED";
 	}
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 struct trial_data {

@@ -2,12 +2,14 @@
 #include "config.h"
 #include "supervise/child.h"
 #include "profile/uprobe_count.h"
+#include "core/clock.h"
 #include "core/fixed_str.h"
 #include "core/grow.h"
 #include "runner/runner.h"
 #include "core/contain.h"
 #include "core/paths.h"
 #include "core/interrupt.h"
+#include "core/text_buf.h"
 #include "instance/runpath.h"
 
 #include <errno.h>
@@ -23,7 +25,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -97,13 +98,6 @@ unsigned long long child_default_as_limit(void)
 	return CHILD_DEFAULT_AS_LIMIT;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /*
  * In the child, still with pqprof's uid: open the count job's uprobe
  * counters on this process, left open across exec, so that a runner that
@@ -138,11 +132,12 @@ static const char *uprobe_handover(const struct child_spec *spec, char *arg, siz
 			uc.fds[i] = moved;
 		}
 	}
-	size_t k = 0;
+	/* arg is fixed (the child is between fork and exec): descriptors that do not fit are an error, never cut. */
+	int cut = 0;
 	arg[0] = '\0';
-	for (size_t i = 0; i < uc.n && k < len; i++)
-		k += (size_t)snprintf(arg + k, len - k, "%s%d", i ? "," : "", uc.fds[i]);
-	if (k >= len) {
+	for (size_t i = 0; i < uc.n && !cut; i++)
+		cut = text_appendf(arg, len, "%s%d", i ? "," : "", uc.fds[i]);
+	if (cut) {
 		size_t n = uc.n;
 		uprobe_counters_close(&uc);
 		snprintf(arg, len, "too many functions to count (%zu)", n);
@@ -150,6 +145,16 @@ static const char *uprobe_handover(const struct child_spec *spec, char *arg, siz
 	}
 	free(uc.fds); /* the descriptors stay open for the runner */
 	return "--uprobe-fds";
+}
+
+/* In the child, results on RUNNER_RESULT_FD: the runner is not started, and why (fixed text, JSON-safe). */
+static void exec_refused(const char *why)
+{
+	char msg[256];
+	int n = snprintf(msg, sizeof msg, "{\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"%s\"}\n", why);
+	if (n > 0 && (size_t)n < sizeof msg && write(RUNNER_RESULT_FD, msg, (size_t)n) < 0)
+		_exit(126);
+	_exit(126);
 }
 
 static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c,
@@ -179,12 +184,15 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	 * CHILD_DEFAULT_AS_LIMIT), and do not let LeakSanitizer turn a scheme's
 	 * leaks into the runner's exit status (pqprof mem reports them).
 	 */
-	char opts[512];
+	char opts[512] = "";
 	const char *old = getenv("ASAN_OPTIONS");
-	int used = snprintf(opts, sizeof opts, "%s%sdetect_leaks=0", old && *old ? old : "", old && *old ? ":" : "");
-	if (spec->as_limit && used > 0 && (size_t)used < sizeof opts)
-		snprintf(opts + used, sizeof opts - (size_t)used, ":soft_rss_limit_mb=%llu:allocator_may_return_null=1",
-		         spec->as_limit >> 20);
+	/* Fixed, between fork and exec: options too long to add ours are refused, never a runner without its cap. */
+	int cut = text_appendf(opts, sizeof opts, "%s%sdetect_leaks=0", old && *old ? old : "", old && *old ? ":" : "");
+	if (spec->as_limit && !cut)
+		cut = text_appendf(opts, sizeof opts, ":soft_rss_limit_mb=%llu:allocator_may_return_null=1",
+		                   spec->as_limit >> 20);
+	if (cut)
+		exec_refused("ASAN_OPTIONS is too long to add the runner's own options (detect_leaks, soft_rss_limit_mb)");
 	setenv("ASAN_OPTIONS", opts, 1);
 #else
 	if (spec->as_limit) {
@@ -196,8 +204,9 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 		/* Static TLS for each extra libc copy is reserved at start, per namespace glibc expects. */
 		char tun[512];
 		const char *old = getenv("GLIBC_TUNABLES");
-		snprintf(tun, sizeof tun, "%s%sglibc.rtld.nns=%d", old && *old ? old : "", old && *old ? ":" : "",
-		         spec->namespaces > 16 ? 16 : spec->namespaces);
+		if (snprintf(tun, sizeof tun, "%s%sglibc.rtld.nns=%d", old && *old ? old : "", old && *old ? ":" : "",
+		             spec->namespaces > 16 ? 16 : spec->namespaces) >= (int)sizeof tun)
+			exec_refused("GLIBC_TUNABLES is too long to add glibc.rtld.nns");
 		setenv("GLIBC_TUNABLES", tun, 1);
 	}
 	if (spec->cpu >= 0) {
@@ -248,6 +257,7 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 struct linebuf {
 	char *buf;
 	size_t len, cap;
+	int oom;    /* an event was lost for lack of memory: the run's outcome is not known */
 };
 
 static void handle_event(struct child_result *res, json_t *ev)
@@ -274,17 +284,20 @@ static void handle_event(struct child_result *res, json_t *ev)
 /*
  * A runner handed its library as /proc/self/fd/N (see contain_job_path)
  * names it so in its messages: put the library's path back.  Only for
- * paths that need no JSON escaping.
+ * paths that need no JSON escaping.  NULL: nothing to put back, or no
+ * memory for it (*oom set).
  */
-static char *unfd_line(const char *line, const char *lib)
+static char *unfd_line(const char *line, const char *lib, int *oom)
 {
 	const char *hit = lib && !strpbrk(lib, "\"\\") ? strstr(line, "/proc/self/fd/") : NULL;
 	if (!hit)
 		return NULL;
 	size_t n = strlen(line), ll = strlen(lib), k = 0;
 	char *out = malloc(n * (ll + 1) + 1);
-	if (!out)
+	if (!out) {
+		*oom = 1;
 		return NULL;
+	}
 	for (const char *p = line; *p;) {
 		if (strncmp(p, "/proc/self/fd/", 14) == 0 && p[14] >= '0' && p[14] <= '9') {
 			p += 14;
@@ -310,7 +323,7 @@ static void take_lines(struct linebuf *lb, struct child_result *res)
 		if (lb->buf[i] != '\n')
 			continue;
 		lb->buf[i] = '\0';
-		char *fixed = unfd_line(lb->buf + start, event_lib);
+		char *fixed = unfd_line(lb->buf + start, event_lib, &lb->oom);
 		json_t *ev = json_loads(fixed ? fixed : lb->buf + start, 0, NULL);
 		free(fixed);
 		if (ev && json_is_object(ev)) {
@@ -333,8 +346,10 @@ static int read_events(int fd, struct linebuf *lb, struct child_result *res)
 		return n < 0 && (errno == EAGAIN || errno == EINTR) ? 1 : 0;
 	if (lb->len + (size_t)n > EVENT_LINE_MAX)
 		return 0; /* a runner never sends this much: stop listening */
-	if (pq_grow(&lb->buf, &lb->cap, lb->len + (size_t)n, 1, 4096) < 0)
+	if (pq_grow(&lb->buf, &lb->cap, lb->len + (size_t)n, 1, 4096) < 0) {
+		lb->oom = 1;
 		return 0;
+	}
 	memcpy(lb->buf + lb->len, tmp, (size_t)n);
 	lb->len += (size_t)n;
 	take_lines(lb, res);
@@ -390,7 +405,7 @@ static void classify_end(struct child_result *res, int status, int timed_out)
 		res->end = CHILD_EXITED_EARLY;
 }
 
-int child_run(const struct child_spec *spec, struct child_result *res, pq_error *err)
+static int run_child(const struct child_spec *spec, struct child_result *res, pq_error *err)
 {
 	memset(res, 0, sizeof *res);
 	res->events = json_array();
@@ -412,7 +427,7 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 		return pq_fail_errno(err, PQ_EIO, "socketpair");
 	}
 	fflush(NULL);
-	double t0 = now_s();
+	double t0 = mono_s();
 	/* Contained (see core/contain.h); the runner gets an absolute library path. */
 	char abs_lib[PATH_MAX];
 	struct child_spec spec_abs = *spec;
@@ -483,7 +498,7 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 			exited = 1;
 			break;
 		}
-		double t = now_s();
+		double t = mono_s();
 		if (deadline && t >= deadline && !termed) {
 			timed_out = 1;
 			termed = 1;
@@ -517,9 +532,34 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 	if (ctrl[0] >= 0)
 		close(ctrl[0]);
 	free(lb.buf);
-	res->wall_s = now_s() - t0;
+	res->wall_s = mono_s() - t0;
 	classify_end(res, status, timed_out);
+	/* The runner's own allocation failed: pqprof ran out of memory, not the scheme. */
+	size_t i;
+	json_t *ev;
+	json_array_foreach(res->events, i, ev) {
+		const char *k = json_string_value(json_object_get(ev, "ev"));
+		if (k && strcmp(k, "error") == 0 && json_integer_value(json_object_get(ev, "code")) == PQ_ENOMEM)
+			return pq_fail(err, PQ_ENOMEM, "pqprof-runner (%s job): %s", spec->job,
+			               json_string_value(json_object_get(ev, "msg")) ?: "out of memory");
+	}
+	if (lb.oom)
+		return pq_fail(err, PQ_ENOMEM, "out of memory reading what pqprof-runner reported: the run's outcome is not known");
 	return 0;
+}
+
+int child_run(const struct child_spec *spec, struct child_result *res, pq_error *err)
+{
+	int r = run_child(spec, res, err);
+	if (r < 0) {
+		/* Nothing to free after a failure; how it ended (spawn failed) stays. */
+		json_decref(res->events);
+		free(res->output);
+		res->events = NULL;
+		res->done = NULL;
+		res->output = NULL;
+	}
+	return r;
 }
 
 void child_result_free(struct child_result *res)
@@ -573,8 +613,6 @@ void child_describe(const struct child_result *res, char *buf, size_t len)
 	default:
 		snprintf(buf, len, "could not start the runner");
 	}
-	if (res->orphans) {
-		size_t u = strlen(buf);
-		snprintf(buf + u, len - u, "; left processes behind (killed)");
-	}
+	if (res->orphans)
+		text_appendf(buf, len, "; left processes behind (killed)");
 }

@@ -96,6 +96,11 @@ struct child_result {
 /* Path of pqprof-runner, found as paths_runner() says (core/paths.h). */
 const char *child_runner_path(void);
 
+/*
+ * Run the child to its end.  Negative (PQ_E*): it could not be run, or what
+ * it reported could not be kept (PQ_ENOMEM); then res holds nothing to
+ * free.  Else res describes how it ended; child_result_free releases it.
+ */
 int child_run(const struct child_spec *spec, struct child_result *res, pq_error *err);
 void child_result_free(struct child_result *res);
 

@@ -6,11 +6,14 @@
 #include "supervise/describe.h"
 #include "supervise/child.h"
 #include "core/atomic_file.h"
+#include "core/clock.h"
 #include "core/digest.h"
 #include "core/json_file.h"
 #include "core/contain.h"
+#include "core/path_name.h"
 #include "kat/kat_file.h"
 #include "kat/kat_forensics.h"
+#include "kat/kat_locate.h"
 #include "kat/manifest.h"
 
 #include <dirent.h>
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,7 +42,7 @@ static void outcome_from_json(json_t *j, struct kat_outcome *o)
 	kat_outcome_init(o);
 	int v = kat_verdict_parse(json_string_value(json_object_get(j, "verdict")) ?: "");
 	o->verdict = v < 0 ? KAT_CRASH : (enum kat_verdict)v;
-	snprintf(o->reason, sizeof o->reason, "%s", json_string_value(json_object_get(j, "reason")) ?: "");
+	kat_outcome_reason(o, "%s", json_string_value(json_object_get(j, "reason")) ?: "");
 	o->record = (long)json_integer_value(json_object_get(j, "record"));
 	snprintf(o->field, sizeof o->field, "%s", json_string_value(json_object_get(j, "field")) ?: "");
 	o->records_done = (size_t)json_integer_value(json_object_get(j, "records_done"));
@@ -56,7 +60,7 @@ static void set_verdict(struct kat_outcome *o, enum kat_verdict v, const char *f
 	o->verdict = v;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(o->reason, sizeof o->reason, fmt, ap);
+	kat_outcome_vreason(o, fmt, ap);
 	va_end(ap);
 }
 
@@ -330,18 +334,177 @@ static int explain_from_file(const struct kat_gate_opts *o, const struct manifes
 	return ok;
 }
 
+/*
+ * Keep a reference file from the build's scratch copy (which goes when
+ * pqprof exits) beside the verdict record, else beside the log; its path
+ * into out.  -1 when there is nowhere to keep it.
+ */
+static int keep_reference(const struct kat_gate_opts *o, const char *from, char *out, size_t len)
+{
+	const char *beside = o->record_path ? o->record_path : o->log_path;
+	if (!beside)
+		return -1;
+	const char *dot = strrchr(beside, '.'), *slash = strrchr(beside, '/');
+	size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - beside) : strlen(beside);
+	const char *ext = strrchr(from, '.');
+	if ((size_t)snprintf(out, len, "%.*s.reference%s", (int)stem, beside, ext ? ext : ".rsp") >= len)
+		return -1;
+	pq_error err = { 0 };
+	return copy_file_mode(from, out, 0644, &err) < 0 ? -1 : 0;
+}
+
+/* Is this text a list of SHA-256 digests: every line blank, a comment, or 64 hex digits and a blank? */
+static int is_digest_list(const char *text)
+{
+	int lines = 0;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		size_t k = 0;
+		while (k < n && (l[k] == ' ' || l[k] == '\t' || l[k] == '\r'))
+			k++;
+		if (k < n && l[k] != '#') {
+			for (int h = 0; h < 64; h++)
+				if (k + (size_t)h >= n || hex_value(l[k + (size_t)h]) < 0)
+					return 0;
+			if (k + 64 >= n || (l[k + 64] != ' ' && l[k + 64] != '\t'))
+				return 0;
+			lines++;
+		}
+		l += n + (nl ? 1 : 0);
+	}
+	return lines > 0;
+}
+
+/*
+ * The reference is what the tree's own KAT program wrote, at `rel` in the
+ * build's copy.  A digest list the tree ships (SHA256SUMS, kat.sha256 ...:
+ * a SHA-256 per line, then words, the last a path, as sha256sum writes it
+ * or with columns of the submitter's own between, such as the parameter
+ * set) that names that file or its folder holds the digest the submitter
+ * published for it: the file is checked against it.  1: it matches; 0:
+ * it differs (why into note); -1: no list names it.  note says which line.
+ */
+static int digest_list_check(const char *tree, const char *rel, const char *file, char *note, size_t len)
+{
+	char dir_rel[PATH_MAX];
+	snprintf(dir_rel, sizeof dir_rel, "%s", rel);
+	char *sl = strrchr(dir_rel, '/');
+	if (sl)
+		*sl = '\0';
+	else
+		dir_rel[0] = '\0';
+	char have[SHA256_HEX_LEN + 1];
+	pq_error err = { 0 };
+	if (!tree || sha256_file_hex(file, have, &err) < 0)
+		return -1;
+	DIR *d = opendir(tree);
+	int result = -1;
+	for (struct dirent *e; d && result < 0 && (e = readdir(d));) {
+		char path[PATH_MAX];
+		struct stat sb;
+		if (e->d_name[0] == '.' || (size_t)snprintf(path, sizeof path, "%s/%s", tree, e->d_name) >= sizeof path ||
+		    stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 20))
+			continue;
+		char *text = NULL;
+		if (read_whole_file(path, &text, NULL, 1u << 20, NULL) < 0 || !is_digest_list(text)) {
+			free(text);
+			continue;
+		}
+		long lineno = 0;
+		for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && result < 0; l = strtok_r(NULL, "\n", &save)) {
+			lineno++;
+			while (*l == ' ' || *l == '\t')
+				l++;
+			if (!*l || *l == '#' || strlen(l) < 65)
+				continue;
+			char *end = l + strlen(l);
+			while (end > l && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+				*--end = '\0';
+			char *last = strrchr(l, ' '), *tab = strrchr(l, '\t');
+			if (tab > last)
+				last = tab;
+			if (!last || last < l + 64)
+				continue;
+			last++;
+			if (*last == '*')
+				last++;
+			if (strncmp(last, "./", 2) == 0)
+				last += 2;
+			size_t ln = strlen(last);
+			while (ln > 1 && last[ln - 1] == '/')
+				last[--ln] = '\0';
+			if (strcmp(last, rel) != 0 && !(dir_rel[0] && strcmp(last, dir_rel) == 0))
+				continue;
+			result = strncasecmp(l, have, 64) == 0;
+			snprintf(note, len, "%s:%ld (the digest the tree publishes for %s)", e->d_name, lineno, last);
+		}
+		free(text);
+	}
+	if (d)
+		closedir(d);
+	return result;
+}
+
+/*
+ * The tree ships no vectors and its build wrote none: run its own KAT
+ * program, and the file it writes (its first record decides, as in the
+ * tree) is the reference, kept beside the verdict.  found[0] is '\0' when
+ * there is none; a note says what happened either way.
+ */
+static void own_kat_reference(const struct kat_gate_opts *o, const struct kat_file *prod, const char *iname,
+                              double replay_s, char *found, size_t len, struct kat_outcome *out)
+{
+	char dir[PATH_MAX];
+	pq_error err = { 0 };
+	struct kat_located loc;
+	found[0] = '\0';
+	/* The same records as the replay, by the tree's build: a few times the replay's time is plenty. */
+	double limit = o->timeout_s > 0 ? o->timeout_s : 900, want = 4 * replay_s > 60 ? 4 * replay_s : 60;
+	if (o->run_own_kat(o->own_kat_ctx, want < limit ? want : limit, dir, sizeof dir, &err) < 0) {
+		kat_outcome_note(out, "reference: the tree ships no vectors, and its own KAT program gave none: %s", err.msg);
+		return;
+	}
+	if (!kat_locate(dir, prod, iname, &loc)) {
+		kat_outcome_note(out, "reference: the tree ships no vectors, and what its own KAT program wrote does not "
+		                 "start the seed sequence with this instance's key sizes");
+		return;
+	}
+	if (keep_reference(o, loc.path, found, len) < 0) {
+		found[0] = '\0';
+		return;
+	}
+	kat_outcome_note(out, "reference: the tree ships no vectors; the file its own KAT program writes (%s, run "
+	                 "again in its observed build), kept as %s", path_base(loc.path), found);
+}
+
+/*
+ * pqprof's own failure (out of memory) is no verdict on the scheme: it is
+ * kept in *own (the first one), and the gate ends with it as an error.
+ */
+static int own_failure(const pq_error *e, pq_error *own)
+{
+	if (e->code != PQ_ENOMEM)
+		return 0;
+	if (!own->code)
+		*own = *e;
+	return 1;
+}
+
 static void judge(const struct kat_gate_opts *o, const char *produced_path, const char *official,
-                  json_t *desc, const char *tmpdir, struct kat_gate_result *res)
+                  json_t *desc, const char *tmpdir, double replay_s, struct kat_gate_result *res, pq_error *own)
 {
 	struct kat_outcome *out = &res->outcome;
 	char *text = NULL;
 	size_t len = 0;
 	pq_error err = { 0 };
 	if (read_whole_file(produced_path, &text, &len, 0, &err) < 0) {
-		set_verdict(out, KAT_CRASH, "produced vectors missing: %s", err.msg);
+		if (!own_failure(&err, own))
+			set_verdict(out, KAT_CRASH, "produced vectors missing: %s", err.msg);
 		return;
 	}
 	const char *source_dir = json_string_value(json_object_get(desc, "source_dir"));
+	char digest_differs[600] = "";
 	const char *vectors = o->vectors;
 	char found[PATH_MAX];
 	if (!vectors && !o->manifest && o->search_tree && source_dir && official &&
@@ -356,11 +519,53 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 		if (find_file(source_dir, named, 4, found, sizeof found))
 			vectors = found;
 	}
+	/* Named otherwise: the file whose first record starts the produced vectors' seeds with their key sizes. */
+	if (!vectors && !o->manifest && o->search_tree && source_dir) {
+		struct kat_file prod;
+		struct kat_located loc;
+		memset(&prod, 0, sizeof prod);
+		pq_error perr = { 0 };
+		int got = kat_file_parse(text, len, produced_path, NULL, &prod, &perr) == 0 &&
+		          kat_locate(source_dir, &prod, iname0, &loc);
+		if (got && !loc.holds_pk && !loc.names_instance && loc.candidates > 1) {
+			/* Same sizes, and nothing ties one of them to this instance (parameter sets of equal key sizes). */
+			kat_outcome_note(out, "%d files in the tree start the seed sequence with this instance's key sizes, but "
+			                 "none holds its public key or names it: none is used", loc.candidates);
+			got = 0;
+		}
+		if (got) {
+			snprintf(found, sizeof found, "%s", loc.path);
+			vectors = found;
+			kat_outcome_note(out, "vectors: %s, found by its first record (the seed sequence and the key sizes%s%s)%s",
+			                 found, loc.holds_pk ? ", the public key" : "",
+			                 loc.names_instance ? ", the name line" : "",
+			                 loc.candidates > 1 ? "; other files qualified too" : "");
+		} else if (prod.nrecords && o->observed_copy && kat_locate(o->observed_copy, &prod, iname0, &loc) &&
+		           (loc.holds_pk || loc.names_instance) && keep_reference(o, loc.path, found, sizeof found) == 0) {
+			/* The tree ships none: what its own KAT program wrote when its build ran is the reference. */
+			vectors = found;
+			const char *rel = loc.path + strlen(o->observed_copy) + 1;
+			kat_outcome_note(out, "reference: the tree ships no vectors; its own KAT program wrote %s when its "
+			                 "build ran (kept as %s)", rel, found);
+			char where[600];
+			int dl = digest_list_check(source_dir, rel, loc.path, where, sizeof where);
+			if (dl == 1)
+				kat_outcome_note(out, "reference: its SHA-256 matches %s", where);
+			else if (dl == 0)
+				snprintf(digest_differs, sizeof digest_differs, "%s", where);
+		} else if (prod.nrecords && o->run_own_kat) {
+			own_kat_reference(o, &prod, iname0, replay_s, found, sizeof found, out);
+			if (found[0])
+				vectors = found;
+		}
+		kat_file_free(&prod);
+	}
 	if (o->manifest) {
 		snprintf(res->expected, sizeof res->expected, "%s", o->manifest);
 		struct manifest m;
 		if (manifest_read(o->manifest, &m, &err) < 0) {
-			set_verdict(out, KAT_NOKAT, "manifest unusable: %s", err.msg);
+			if (!own_failure(&err, own))
+				set_verdict(out, KAT_NOKAT, "manifest unusable: %s", err.msg);
 		} else {
 			/* An entry labelled with the instance wins: NIST file names repeat across sets. */
 			const char *iname = json_string_value(json_object_get(desc, "name"));
@@ -369,8 +574,10 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 				e = manifest_find(&m, NULL, official);
 			if (!e)
 				set_verdict(out, KAT_NOKAT, "%s has no entry for %s", o->manifest, official ? official : "?");
-			else if (kat_judge_manifest(e, text, len, out, &err) < 0)
-				set_verdict(out, KAT_NOKAT, "manifest check failed: %s", err.msg);
+			else if (kat_judge_manifest(e, text, len, out, &err) < 0) {
+				if (!own_failure(&err, own))
+					set_verdict(out, KAT_NOKAT, "manifest check failed: %s", err.msg);
+			}
 			else if (out->verdict == KAT_MISMATCH &&
 			         !(vectors && explain_from_file(o, e, vectors, text, len, produced_path, desc, tmpdir, res))) {
 				char why[600];
@@ -386,21 +593,27 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 		memset(&prod, 0, sizeof prod);
 		if (kat_file_read(vectors, NULL, &exp, &err) < 0) {
 			/* Only a file found in the tree gets here (--vectors is checked first). */
-			set_verdict(out, KAT_NOKAT, "expected vectors unreadable: %s", err.msg);
+			if (!own_failure(&err, own))
+				set_verdict(out, KAT_NOKAT, "expected vectors unreadable: %s", err.msg);
 		} else if (kat_file_parse(text, len, produced_path, NULL, &prod, &err) < 0) {
-			set_verdict(out, KAT_CRASH, "produced vectors unreadable: %s", err.msg);
+			if (!own_failure(&err, own))
+				set_verdict(out, KAT_CRASH, "produced vectors unreadable: %s", err.msg);
 		} else {
 			struct kat_compare_opts co = { .max_records = o->records > 0 ? (size_t)o->records : 0 };
 			kat_judge(&exp, &prod, &co, out);
 			if (out->verdict == KAT_MISMATCH)
 				explain_mismatch(o, &exp, &prod, vectors, desc, tmpdir, res);
+			else if (digest_differs[0])
+				set_verdict(out, KAT_MISMATCH, "the instance agrees with what the tree's own KAT program writes "
+				            "today, but that file's SHA-256 is not the one the tree publishes at %s: the published "
+				            "vectors are not reproduced", digest_differs);
 		}
 		kat_file_free(&exp);
 		kat_file_free(&prod);
 	} else {
 		kat_judge(NULL, NULL, NULL, out);
 		if (official)
-			snprintf(out->reason, sizeof out->reason, "no vector file %s%s%s and no manifest given", official,
+			kat_outcome_reason(out, "no vector file %s%s%s and no manifest given", official,
 			         source_dir ? " in " : "", source_dir ? source_dir : "");
 	}
 	free(text);
@@ -413,11 +626,20 @@ static int write_log(const struct kat_gate_opts *o, struct kat_gate_result *res,
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return pq_fail_errno(err, PQ_ENOMEM, "the KAT log");
 	fprintf(f, "pqprof %s kat log\n", PACKAGE_VERSION);
 	fprintf(f, "instance: %s\n", json_string_value(json_object_get(desc, "name")) ?: "?");
 	fprintf(f, "library: %s\n", o->lib);
 	fprintf(f, "api: %s %s\n", json_string_value(json_object_get(desc, "api")) ?: "?",
 	        json_string_value(json_object_get(desc, "kind")) ?: "?");
+	const char *sig_api = json_string_value(json_object_get(desc, "signature_api"));
+	if (sig_api && strcmp(sig_api, "context") == 0)
+		fprintf(f, "signature api: context (the context-string functions), context \"%s\" (%lld bytes)\n",
+		        json_string_value(json_object_get(desc, "context")) ?: "",
+		        (long long)json_integer_value(json_object_get(desc, "context_len")));
+	else if (sig_api)
+		fprintf(f, "signature api: plain (crypto_sign, crypto_sign_open)\n");
 	fprintf(f, "build: %s / %s\n", json_string_value(json_object_get(desc, "profile")) ?: "?",
 	        json_string_value(json_object_get(desc, "cflags")) ?: "?");
 	fprintf(f, "expected: %s\n", res->expected[0] ? res->expected : "(none)");
@@ -439,7 +661,10 @@ static int write_log(const struct kat_gate_opts *o, struct kat_gate_result *res,
 		fprintf(f, "forensics: %s\n", json_string_value(json_object_get(res->forensics, "text")) ?: "");
 	fprintf(f, "RESULT %s %s %s\n", json_string_value(json_object_get(desc, "name")) ?: "?",
 	        kat_verdict_name(out->verdict), out->reason);
-	fclose(f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return pq_fail_errno(err, PQ_ENOMEM, "the KAT log");
+	}
 	sha256_hex(buf, len, res->log_sha256, NULL);
 	int r = o->log_path ? atomic_write(o->log_path, buf, len, err) : 0;
 	free(buf);
@@ -465,7 +690,7 @@ static int check_expected_vectors(const char *path, pq_error *err)
 	size_t n = exp.nrecords;
 	kat_file_free(&exp);
 	if (r < 0)
-		return pq_fail(err, PQ_EINPUT, "expected vectors unusable: %s", e.msg);
+		return pq_fail(err, e.code == PQ_ENOMEM ? PQ_ENOMEM : PQ_EINPUT, "expected vectors unusable: %s", e.msg);
 	if (n == 0)
 		return pq_fail(err, PQ_EINPUT, "%s: expected vectors: no KAT records in the file", path);
 	return 0;
@@ -481,8 +706,10 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 			return vr;
 	}
 	json_t *desc = o->instance ? json_incref(o->instance) : NULL;
-	pq_error derr = { 0 };
+	pq_error derr = { 0 }, own = { 0 };
 	if (!desc && instance_describe(o->lib, &desc, &derr) < 0) {
+		if (own_failure(&derr, err))
+			return -PQ_ENOMEM;
 		set_verdict(&res->outcome, KAT_LOADFAIL, "%s", derr.msg);
 		desc = json_pack("{s:s}", "library", o->lib);
 	}
@@ -501,17 +728,22 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	json_t *keys = NULL;   /* the key-origin check (key_origin.h) */
 	if (res->outcome.verdict != KAT_LOADFAIL) {
 		double limit_s = o->timeout_s > 0 ? o->timeout_s : 900;
-		if (replay(o->lib, o->records, limit_s, o->as_limit, produced, outcome, &cr, err) < 0) {
+		double t0 = mono_s();
+		int rr = replay(o->lib, o->records, limit_s, o->as_limit, produced, outcome, &cr, err);
+		if (rr < 0) {
 			json_decref(desc);
-			return -PQ_EIO;
+			remove_tree(tmpdir);
+			interrupt_untrack_tmp(tmpdir);
+			return rr;
 		}
 		have_child = 1;
+		double replay_s = mono_s() - t0;
 		const char *official = event_string(&cr, "kat_file", "name");
 		if (cr.end == CHILD_OK) {
 			outcome_from_json(json_object_get(cr.done, "outcome"), &res->outcome);
 			sha256_file_hex(produced, res->produced_sha256, NULL);
 			if (res->outcome.verdict == KAT_PASS)
-				judge(o, produced, official, desc, tmpdir, res);
+				judge(o, produced, official, desc, tmpdir, replay_s, res, &own);
 			if (o->emit) {
 				char *text = NULL;
 				size_t len = 0;
@@ -531,7 +763,10 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 			char note[KAT_NOTE_LEN];
 			pq_error kerr = { 0 };
 			int kr = key_origin_check(o->lib, tmpdir, limit_s, o->as_limit, note, sizeof note, &keys, &kerr);
-			if (kr < 0) {
+			if (kr < 0 && own_failure(&kerr, &own)) {
+				json_decref(keys);
+				keys = NULL;
+			} else if (kr < 0) {
 				json_decref(keys);
 				keys = json_pack("{s:s, s:s}", "verdict", "not checked", "detail", kerr.msg);
 			} else if (kr > 0)
@@ -540,7 +775,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		if (cr.contain_note[0])
 			kat_outcome_note(&res->outcome, "%s", cr.contain_note);
 	}
-	int wr = write_log(o, res, desc, have_child ? &cr : NULL, err);
+	int wr = own.code ? 0 : write_log(o, res, desc, have_child ? &cr : NULL, err);
 	res->record = json_pack("{s:s, s:O, s:o, s:s, s:s, s:s}", "schema", "pqprof.kat/1", "instance", desc,
 	                        "outcome", kat_outcome_to_json(&res->outcome), "expected", res->expected,
 	                        "log_sha256", res->log_sha256, "produced_sha256", res->produced_sha256);
@@ -552,7 +787,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	if (keys)
 		json_object_set_new(kj, "from_another_process", keys);
 	json_object_set_new(res->record, "keys", kj);
-	if (o->record_path && wr == 0) {
+	if (o->record_path && wr == 0 && !own.code) {
 		wr = json_file_write(o->record_path, res->record, err);
 	}
 	if (have_child)
@@ -562,6 +797,11 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	unlink(outcome);
 	rmdir(tmpdir);
 	interrupt_untrack_tmp(tmpdir);
+	if (wr == 0 && own.code) {
+		/* pqprof itself failed: no verdict, and nothing written. */
+		*err = own;
+		wr = -own.code;
+	}
 	if (wr < 0) {
 		/* No verdict stands that was not written. */
 		kat_gate_result_free(res);

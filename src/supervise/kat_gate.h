@@ -24,6 +24,19 @@ struct kat_gate_opts {
 	const char *vectors;      /* expected KAT file, or NULL (with a manifest: the file it describes) */
 	const char *manifest;     /* kat.sha256, or NULL; its digest decides when given */
 	int search_tree;          /* look for the official file in the source tree when neither is given */
+	/*
+	 * Where the tree's own build ran (its scratch copy), or NULL: with
+	 * search_tree, when the tree ships no vectors, the ones its own KAT
+	 * program wrote there are the reference, and the verdict says so.
+	 */
+	const char *observed_copy;
+	/*
+	 * Where neither the tree nor its observed build holds vectors: run the
+	 * tree's own KAT program again (into a directory it names in dir)
+	 * within timeout_s; NULL when there is none.  0 when it ran.
+	 */
+	int (*run_own_kat)(void *ctx, double timeout_s, char *dir, size_t len, pq_error *err);
+	void *own_kat_ctx;
 	long records;             /* 0 = the flavour's default */
 	double timeout_s;         /* default 900 */
 	const char *emit;         /* copy the produced vectors here, or NULL */

@@ -1,6 +1,7 @@
 /* paired: pilot, plan, processes and verdicts of a paired study; see paired.h. */
 #include "config.h"
 #include "supervise/paired.h"
+#include "core/clock.h"
 #include "core/text_buf.h"
 #include "supervise/bench.h"
 #include "supervise/blame.h"
@@ -8,6 +9,7 @@
 #include "supervise/output_log.h"
 #include "supervise/paired_functions.h"
 #include "measure/paired_stats.h"
+#include "measure/verdict.h"
 #include "runner/op_ctx.h"
 #include "core/grow.h"
 
@@ -17,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define PAIRED_MAX_PROCESSES 200
 
@@ -44,13 +45,6 @@ struct study {
 	int have_out;
 };
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Log ratios of build i against build j, per process and round. */
 struct series_buf {
 	double **x;
@@ -76,16 +70,18 @@ static int cmp_double(const void *a, const void *b)
  * A/A arm stays unbiased.
  */
 #define PAIRED_CLIP 3.0
-static size_t winsorize(struct series_buf *b)
+/* b->clipped set; -1 when memory runs out (the rounds are not clipped then: no estimate may use them). */
+static int winsorize(struct series_buf *b)
 {
 	size_t total = 0;
+	b->clipped = 0;
 	for (size_t p = 0; p < b->s.nproc; p++)
 		total += b->n[p];
 	if (total < 8)
 		return 0;
 	double *all = malloc(total * sizeof *all);
 	if (!all)
-		return 0;
+		return -1;
 	size_t k = 0;
 	for (size_t p = 0; p < b->s.nproc; p++)
 		for (size_t r = 0; r < b->n[p]; r++)
@@ -98,7 +94,6 @@ static size_t winsorize(struct series_buf *b)
 	double mad = total % 2 ? all[total / 2] : 0.5 * (all[total / 2 - 1] + all[total / 2]);
 	free(all);
 	double lim = PAIRED_CLIP * 1.4826 * mad;
-	size_t clipped = 0;
 	if (!(lim > 0))
 		return 0;
 	for (size_t p = 0; p < b->s.nproc; p++)
@@ -106,12 +101,13 @@ static size_t winsorize(struct series_buf *b)
 			double *x = &b->x[p][r];
 			if (*x > med + lim || *x < med - lim) {
 				*x = *x > med ? med + lim : med - lim;
-				clipped++;
+				b->clipped++;
 			}
 		}
-	return clipped;
+	return 0;
 }
 
+/* -1 when memory runs out; series_free releases b either way. */
 static int series_make(const struct study *st, int i, int j, struct series_buf *b)
 {
 	memset(b, 0, sizeof *b);
@@ -119,6 +115,7 @@ static int series_make(const struct study *st, int i, int j, struct series_buf *
 	b->n = calloc(st->np ? st->np : 1, sizeof *b->n);
 	if (!b->x || !b->n)
 		return -1;
+	b->s.nproc = st->np; /* what series_free walks, from here on */
 	for (size_t p = 0; p < st->np; p++) {
 		const struct proc *pr = &st->p[p];
 		b->x[p] = malloc((pr->rounds ? pr->rounds : 1) * sizeof **b->x);
@@ -132,11 +129,9 @@ static int series_make(const struct study *st, int i, int j, struct series_buf *
 		}
 		b->n[p] = k;
 	}
-	b->s.nproc = st->np;
 	b->s.nrounds = b->n;
 	b->s.x = (const double *const *)b->x;
-	b->clipped = winsorize(b);
-	return 0;
+	return winsorize(b);
 }
 
 static void series_free(struct series_buf *b)
@@ -151,10 +146,13 @@ static void series_free(struct series_buf *b)
 static int estimate(const struct study *st, int i, int j, int aa, struct paired_estimate *vs, struct paired_estimate *d,
                     size_t *clipped, pq_error *err)
 {
-	struct series_buf a, b;
-	int r = -1;
-	if (series_make(st, i, j, &a) < 0 || (aa >= 0 && series_make(st, aa, j, &b) < 0)) {
+	struct series_buf a, b = { 0 };
+	int r = series_make(st, i, j, &a);
+	if (r == 0 && aa >= 0)
+		r = series_make(st, aa, j, &b);
+	if (r < 0) {
 		series_free(&a);
+		series_free(&b);
 		return pq_fail(err, PQ_ENOMEM, "out of memory");
 	}
 	r = paired_estimate(&a.s, vs, err);
@@ -163,8 +161,7 @@ static int estimate(const struct study *st, int i, int j, int aa, struct paired_
 	if (clipped)
 		*clipped = a.clipped;
 	series_free(&a);
-	if (aa >= 0)
-		series_free(&b);
+	series_free(&b);
 	return r;
 }
 
@@ -248,9 +245,7 @@ static int run_process(struct study *st, size_t rounds, double max_s, json_t *re
 			json_int_t b = json_integer_value(json_object_get(ev, "build"));
 			const char *name = json_string_value(json_object_get(ev, "ev"));
 			if (name && strcmp(name, "in_build") == 0 && b >= 0 && b < st->nb) {
-				size_t n = strlen(why);
-				snprintf(why + n, sizeof why - n, ", in build %s (%s)", cfg->builds[b].label,
-				         cfg->builds[b].lib);
+				text_appendf(why, sizeof why, ", in build %s (%s)", cfg->builds[b].label, cfg->builds[b].lib);
 				json_object_set_new(rec, "failed_build", json_string(cfg->builds[b].label));
 				break;
 			}
@@ -274,21 +269,27 @@ static int run_process(struct study *st, size_t rounds, double max_s, json_t *re
 		snprintf(st->backend, sizeof st->backend, "%s",
 		         json_string_value(json_object_get(done, "backend_desc")) ?: "");
 	}
-	size_t cap = st->cap;
-	if (pq_grow(&st->p, &st->cap, st->np + 1, sizeof *st->p, 16) < 0)
-		return pq_fail(err, PQ_ENOMEM, "out of memory");
-	if (st->cap != cap) {
-		json_t **g = realloc(st->samples, st->cap * sizeof *g);
-		if (!g)
-			return pq_fail(err, PQ_ENOMEM, "out of memory");
-		st->samples = g;
+	/* samples grows with p: both hold cap entries. */
+	size_t cap = st->cap, grown = st->cap;
+	double *v = NULL;
+	if (pq_grow(&st->p, &grown, st->np + 1, sizeof *st->p, 16) == 0 && grown != cap) {
+		json_t **g = realloc(st->samples, grown * sizeof *g);
+		if (g)
+			st->samples = g;
+		grown = g ? grown : cap; /* st->p is larger than needed then: harmless */
 	}
+	if (grown > st->np)
+		v = calloc((m ? m : 1) * (size_t)st->nb, sizeof *v);
+	if (!v) {
+		if (res.output_total == 0)
+			child_result_free(&res);
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	}
+	st->cap = grown;
 	st->samples[st->np] = json_incref(json_object_get(done, "samples"));
 	struct proc *pr = &st->p[st->np];
 	memset(pr, 0, sizeof *pr);
-	pr->v = calloc((m ? m : 1) * (size_t)st->nb, sizeof *pr->v);
-	if (!pr->v)
-		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	pr->v = v;
 	for (size_t k = 0; k < m; k++) {
 		json_t *vals = json_object_get(json_array_get(data, k), st->use_units ? "units" : "cpu_ns");
 		for (int b = 0; b < st->nb; b++)
@@ -324,11 +325,6 @@ static void costs_of(const struct study *st, struct paired_costs *c)
 		c->round_s = 1e-3;
 }
 
-static const char *verdict_text(enum paired_verdict v)
-{
-	return paired_verdict_name(v);
-}
-
 static void pct(char *buf, size_t len, double rel)
 {
 	snprintf(buf, len, "%.2g%%", rel * 100.0);
@@ -349,7 +345,7 @@ static json_t *comparisons(const struct study *st, double threshold, pq_error *e
 			return NULL;
 		}
 		const struct paired_estimate *t = aa >= 0 ? &d : &vs;
-		enum paired_verdict v = paired_decide(&vs, aa >= 0 ? &d : NULL, threshold);
+		enum verdict v = verdict_paired(&vs, aa >= 0 ? &d : NULL, threshold);
 		char mde[32], th[32], why[512];
 		pct(mde, sizeof mde, t->mde);
 		pct(th, sizeof th, threshold);
@@ -358,7 +354,7 @@ static json_t *comparisons(const struct study *st, double threshold, pq_error *e
 		                      is_aa ? "aa" : "candidate", "ratio", vs.ratio, "lo", vs.lo, "hi", vs.hi, "half_width",
 		                      vs.half_width, "var_process", vs.var_process, "var_round", vs.var_round, "mde", vs.mde,
 		                      "processes", (json_int_t)vs.nproc, "rounds", (json_int_t)vs.nrounds_total,
-		                      "verdict", verdict_text(v));
+		                      "verdict", verdict_name(v));
 		if (aa >= 0)
 			json_object_set_new(e, "vs_aa", json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "aa",
 			                                          cfg->builds[aa].label, "ratio", d.ratio, "lo", d.lo, "hi",
@@ -366,16 +362,15 @@ static json_t *comparisons(const struct study *st, double threshold, pq_error *e
 			                                          d.var_process, "var_round", d.var_round, "mde", d.mde));
 		snprintf(why, sizeof why, "this run would have detected a change of \u00b1%s or more", mde);
 		json_object_set_new(e, "detectable", json_string(why));
-		if (v == PAIRED_FASTER || v == PAIRED_SLOWER) {
+		if (verdict_is_effect(v)) {
 			snprintf(why, sizeof why, "%s %s %s by %.1f%% (%.3f-%.3f)%s; beyond the %s practical threshold",
-			         cfg->builds[k].label, v == PAIRED_FASTER ? "faster than" : "slower than",
+			         cfg->builds[k].label, v == VERDICT_FASTER ? "faster than" : "slower than",
 			         cfg->builds[0].label, fabs(vs.ratio - 1) * 100.0, vs.lo, vs.hi,
 			         aa >= 0 ? ", and different from the A/A arm beyond both uncertainties" : "", th);
 			json_object_set_new(e, "reason", json_string(why));
-		} else if (v == PAIRED_INCONCLUSIVE) {
-			double f = paired_settle_factor(t, threshold);
-			if (isfinite(f)) {
-				double need = st->elapsed_s * f;
+		} else if (v == VERDICT_INCONCLUSIVE) {
+			double need = verdict_settle_budget_s(t, threshold, st->elapsed_s);
+			if (isfinite(need)) {
 				snprintf(why, sizeof why, "too noisy to tell at the %s threshold; a study of about %.0f s "
 				         "(--budget %.0f) would probably settle it", th, need, ceil(need));
 				json_object_set_new(e, "settle_budget_s", json_real(need));
@@ -384,11 +379,11 @@ static json_t *comparisons(const struct study *st, double threshold, pq_error *e
 				         "it on this machine", th);
 			}
 			json_object_set_new(e, "reason", json_string(why));
-		} else if (v == PAIRED_BELOW_THRESHOLD) {
+		} else if (v == VERDICT_BELOW_THRESHOLD) {
 			snprintf(why, sizeof why, "significant, but within the %s practical threshold", th);
 			json_object_set_new(e, "reason", json_string(why));
 		}
-		json_object_set_new(e, "effect", json_boolean(v == PAIRED_FASTER || v == PAIRED_SLOWER));
+		json_object_set_new(e, "effect", json_boolean(verdict_is_effect(v)));
 		json_object_set_new(e, "rounds_clipped", json_integer((json_int_t)clipped));
 		json_array_append_new(arr, e);
 	}

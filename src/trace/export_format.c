@@ -3,6 +3,7 @@
 #include "trace/export_format.h"
 #include "trace/export.h"
 #include "trace/flamegraph.h"
+#include "core/text_buf.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -63,17 +64,17 @@ int export_format_lookup(const char *name, const struct export_format **out, pq_
 
 char *export_format_names(char *buf, size_t len, const char *sep, const char *last)
 {
-	size_t n = 0, count = 0;
+	size_t count = 0;
 	while (export_formats[count].name)
 		count++;
-	if (len)
-		buf[0] = '\0';
-	for (size_t i = 0; i < count && n < len; i++) {
-		int k = snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : i + 1 == count ? last : sep,
-		                 export_formats[i].name);
-		if (k < 0)
+	if (!len)
+		return buf;
+	/* The names are pqprof's own, a few short words: a buffer too small for them ends in "…". */
+	buf[0] = '\0';
+	for (size_t i = 0; i < count; i++)
+		if (text_appendf(buf, len, "%s%s", i == 0 ? "" : i + 1 == count ? last : sep, export_formats[i].name) < 0) {
+			text_mark_cut(buf, len);
 			break;
-		n += (size_t)k;
-	}
+		}
 	return buf;
 }

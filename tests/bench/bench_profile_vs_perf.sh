@@ -58,7 +58,7 @@ for mode in fp dwarf; do
 			[ $z = z ] && zf="-z"
 			# shellcheck disable=SC2086
 			perf record -q $zf -F "$FREQ" -e cpu-clock $g -o "$work/$mode-$z.data" -- \
-				"$PQPROF" bench "$work/spx.so" --op sign --trials 1 --iters "$ops" --records "" >/dev/null 2>&1
+				"$PQPROF" bench "$work/spx.so" --op sign --trials 1 --iters "$ops" --records-dir "" >/dev/null 2>&1
 		done
 		t0=$(now)
 		perf report --stdio -i "$work/$mode-plain.data" >/dev/null 2>&1

@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 cpu=${PQPROF_BENCH_CPU:-0}
 echo "median of 5 back-to-back 'pqprof bench --op sign' runs (CPU $cpu):"
 for i in 1 2 3 4 5; do
-	"$PQPROF" bench "$work/toy.so" --op sign --cpu "$cpu" --target 0.5 --records "$work/r$i" >/dev/null 2>&1
+	"$PQPROF" bench "$work/toy.so" --op sign --cpu "$cpu" --target 0.5 --records-dir "$work/r$i" >/dev/null 2>&1
 	f=$(ls "$work/r$i"/*__sign.json)
 	unit=$(sed -n 's/.*"unit": "\(.*\)".*/\1/p' "$f" | head -n 1)
 	med=$(sed -n 's/.*"median_trial_units": \([0-9.e+-]*\).*/\1/p' "$f" | head -n 1)

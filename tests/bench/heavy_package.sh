@@ -7,7 +7,7 @@
 # (keygen: the walk over the basis) and `pqprof report` on its 64 MiB
 # library (tests/bench/image_times.sh, as tests/bench/large_image.sh does
 # for a single tree), then a whole `pqprof run PACKAGE --quick
-# --op-budget S` (PQPROF_BENCH_OP_BUDGET, default 10; 0 skips the run)
+# --budget op=S` (PQPROF_BENCH_OP_BUDGET, default 10; 0 skips the run)
 # and the time of each of its steps.  Figures for people to read, not a
 # pass/fail test.
 set -eu
@@ -30,7 +30,7 @@ image_times "$work/Sable-lvl5.so" keygen sable_basis "$P/Test_Vectors/KAT_SIG_Sa
 
 [ "$BUDGET" != 0 ] || exit 0
 # The whole package, every step but leak, as an evaluator would start it.
-timed "run PACKAGE --quick --op-budget $BUDGET" "$PQPROF" run "$P" --quick --op-budget "$BUDGET" \
+timed "run PACKAGE --quick --budget op=$BUDGET" "$PQPROF" run "$P" --quick --budget op="$BUDGET" \
 	--manifest "$top_srcdir/tests/fixtures/heavy/Sable.kat.sha256" --out "$work/run"
 # Step times from the progress lines: each step lasts until the next one starts.
 awk '/^progress / && /elapsed_s=/ {

@@ -32,9 +32,9 @@ image_times() {
 		timed "kat" "$PQPROF" kat "$lib" --records-dir ""
 	fi
 	grep "^RESULT" "$work/last.out"
-	timed "sizes" "$PQPROF" sizes "$lib" --records "" --seconds "$seconds"
+	timed "sizes" "$PQPROF" sizes "$lib" --records-dir "" --budget "$seconds"
 	grep -E "^static ELF image|^  rodata|$table" "$work/last.out"
-	timed "mem $op" "$PQPROF" mem "$lib" --op "$op" --records ""
+	timed "mem $op" "$PQPROF" mem "$lib" --op "$op" --records-dir ""
 	grep -E "^[A-Z].* $op " "$work/last.out" || true
 	timed "profile $op" "$PQPROF" profile "$lib" -o "$work/image.pqt" --op "$op" --min-samples 1000 --no-counts -q
 	: > "$work/times"

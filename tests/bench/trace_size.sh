@@ -66,7 +66,7 @@ run_mode() {
 			[ $z = z ] && zf="-z"
 			# shellcheck disable=SC2086
 			perf record -q $zf -F "$FREQ" -e cpu-clock $g -o "$work/perf-$mode-$z.data" -- \
-				"$PQPROF" bench "$work/spx.so" --op sign --trials 1 --iters "${ops:-50}" --records "" \
+				"$PQPROF" bench "$work/spx.so" --op sign --trials 1 --iters "${ops:-50}" --records-dir "" \
 				>/dev/null 2>"$work/perf.err" || echo "perf record $zf $g failed: $(tail -n 2 "$work/perf.err")"
 		done
 		nperf=$(perf script -i "$work/perf-$mode-plain.data" -F tid 2>/dev/null | grep -c . || true)

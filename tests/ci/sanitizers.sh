@@ -47,8 +47,24 @@ make -j"$(nproc)" >/dev/null
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 	make -j"$(nproc)" check || {
+	# The failing tests' own logs, so that CI's output says what failed.
+	# (The summary lines only: test-suite.log also holds the logs, whose own
+	# "FAIL: ..." lines are checks, not tests.)
+	grep -E '^(FAIL|ERROR): ' test-suite.log 2>/dev/null | sed 's/^[A-Z]*: //' | sort -u |
+		while read -r t; do
+			[ -f "$t.log" ] || continue
+			echo "== $t.log: the failed checks =="
+			grep -E '^(FAIL|not ok)' "$t.log" | head -n 40
+			echo "== $t.log (last 60 lines) =="
+			tail -n 60 "$t.log"
+		done
 	echo "sanitizers: make check failed; logs under $dir (tests/**/*.log)"
 	exit 1
 }
 echo "sanitizers: make check passed with ASan + UBSan"
+# Every allocation failing in turn: each error path must leave no leak either.
+ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+	make check-alloc-fail || { echo "sanitizers: make check-alloc-fail failed; build under $dir"; exit 1; }
+echo "sanitizers: make check-alloc-fail passed with ASan + UBSan"
 [ "$keep" = 1 ] || rm -rf "$dir"

@@ -6,7 +6,10 @@
 # sockets, ports and directories, submits the in-tree scheme's quick
 # campaign with `pqprof slurm` as an array of two shards plus the dependent
 # merge, waits, and checks that the merged campaign equals a single-machine
-# run of the same campaign in its set of steps and verdicts.  Stops the
+# run of the same campaign in its set of steps and verdicts.  Then a round
+# of two small packages with `pqprof slurm ROUND --round`: one array task
+# per package and the dependent index job; the index must have both
+# packages' rows, each KAT PASS, with links to their reports.  Stops the
 # daemons it started.  Run as root from a built source tree (.ci/run).
 set -eu
 cd "$(dirname "$0")/../.."
@@ -125,16 +128,21 @@ echo "ok: shards pinned to CPU $c1 and CPU $c2"
 
 wait $pids || fail "single-machine run failed: $(tail -5 "$T/single.err")"
 pids=""
-records() {  # the set of steps (record files) and the verdicts, without timings
+# The set of steps (record files) and their verdicts, without timings.  Each
+# shard benches its own copy of the baseline (__shardKofN); a copy counts
+# once, under the single-machine name, and must carry the same verdicts.
+records() {
 	(cd "$1" && find build kat records memory sizes profile -type f -name '*.json' | sort)
-	for f in "$1"/kat/*.json; do sed -n 's/.*"verdict": "\([A-Z]*\)".*/kat \1/p' "$f"; done
+	for f in "$1"/kat/*.json; do sed -n "s|.*\"verdict\": \"\([A-Z]*\)\".*|kat ${f##*/} \1|p" "$f"; done
 	for d in build records memory sizes profile; do
-		for f in "$1/$d"/*.json; do sed -n "s/^  \"status\": \"\(.*\)\".*/$d \1/p" "$f"; done
+		for f in "$1/$d"/*.json; do sed -n "s|^  \"status\": \"\(.*\)\".*|$d ${f##*/} \1|p" "$f"; done
 	done
 }
-records "$T/single" > "$T/single.set"
-records "$T/campaign" > "$T/merged.set"
-[ "$(grep -c '^kat PASS' "$T/single.set")" -eq 2 ] || fail "single-machine run: not 2 KAT PASS"
+records "$T/single" | sed 's/__shard[0-9]*of[0-9]*//' | sort -u > "$T/single.set"
+records "$T/campaign" | sed 's/__shard[0-9]*of[0-9]*//' | sort -u > "$T/merged.set"
+[ "$(grep -c '^kat SPHINCS.* PASS$' "$T/single.set")" -eq 2 ] || fail "single-machine run: not 2 KAT PASS"
+grep -q '^kat baseline__ML-DSA-44__.* PASS$' "$T/single.set" || fail "single-machine run: no baseline ML-DSA-44 KAT PASS"
+[ "$(ls "$T"/campaign/kat/baseline__ML-DSA-44__*shard*.json | wc -l)" -eq 2 ] || fail "merged: not one baseline copy per shard"
 if cmp -s "$T/single.set" "$T/merged.set"; then
 	echo "ok: merged Slurm campaign equals the single-machine run ($(wc -l < "$T/merged.set") steps and verdicts)"
 else
@@ -143,3 +151,27 @@ fi
 grep -q '"status": "complete"' "$T/campaign/campaign.json" || fail "merged campaign not complete"
 [ -f "$T/campaign/report.md" ] || fail "no merged report"
 echo "ok: merged report $T/campaign/report.md"
+
+# A round of two small packages: one array task each, then the index.
+mkdir -p "$T/round"
+cp -rL tests/fixtures/nist-toy "$T/round/toy96"
+cp -rL tests/fixtures/ctx-api/hashctx "$T/round/hashctx"
+"$PQ" slurm "$T/round" --round --shared --system ci --out "$T/roundout" -- --quick --steps build,kat,bench,sizes,report \
+	--trials 2 --target 0.05 --no-interposition-check > "$T/round-submit.out" || fail "pqprof slurm round: $(cat "$T/round-submit.out")"
+cat "$T/round-submit.out"
+iid=$(sed -n 's/^submitted index: job \([0-9]*\).*/\1/p' "$T/round-submit.out")
+[ -n "$iid" ] || fail "no index job id from pqprof slurm"
+i=0
+while :; do
+	s=$(state "$iid")
+	case $s in *COMPLETED*|*FAILED*|*CANCELLED*|*TIMEOUT*|*NODE_FAIL*|*OUT_OF_MEMORY*) break ;; esac
+	i=$((i + 1)); [ $i -lt 1200 ] || fail "index job $iid not done after 20 minutes (state $s)"; sleep 1
+done
+for f in "$T"/roundout/slurm/*.out; do echo "== $f"; cat "$f"; done
+case $s in COMPLETED*) ;; *) fail "index job ended $s" ;; esac
+for p in hashctx toy96; do
+	grep -q "^| [^|]* | $p | [^|]* | signature | PASS | .*\[report\]($p/report.md)" "$T/roundout/index.md" ||
+		fail "round index: no PASS row for $p: $(cat "$T/roundout/index.md")"
+	[ -f "$T/roundout/$p/report.md" ] || fail "round: no report for $p"
+done
+echo "ok: round of two packages on Slurm, index $T/roundout/index.md with both rows"

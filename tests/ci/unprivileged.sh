@@ -13,7 +13,8 @@
 # /root), the tests, fixtures and binaries are copied to a world-readable
 # scratch directory first.  Run as a non-root user it just runs the tests.
 # The tests run side by side in as many lanes as there are CPUs
-# (PQPROF_TEST_JOBS=1 runs them one at a time).
+# (PQPROF_TEST_JOBS=1 runs them one at a time); PQPROF_TEST_ONLY="e2e/x.sh
+# tests/test_y" runs only those.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src}" && pwd)
@@ -113,17 +114,28 @@ run_test() {   # run_test NAME command...
 }
 
 list=$results/list
-for s in "$src"/tests/e2e/*.sh; do
-	# installed.sh checks an installed prefix: make installcheck and install.sh run it;
-	# heavy_package.sh (three minutes) runs once, as root, in make check-heavy.
-	case "$(basename "$s")" in lib.sh | installed.sh | heavy_package.sh) continue ;; esac
-	echo "e2e/$(basename "$s") sh $s" >>"$list"
+# The end-to-end scripts make check runs (its TESTS), not every file in
+# tests/e2e: some are helpers the tests source or run (lib.sh, glance.sh,
+# round_fixture.sh), installed.sh checks an installed prefix (make
+# installcheck), heavy_package.sh runs once, as root, in make check-heavy.
+e2e=$(printf 'pqprof-print-tests:\n\t@echo $(TESTS)\n' |
+	make -s --no-print-directory -C "$build" -f Makefile -f - pqprof-print-tests) || {
+	echo "unprivileged: cannot read the list of tests from $build/Makefile"; exit 1; }
+for t in $e2e; do
+	case "$t" in tests/e2e/*.sh) ;; *) continue ;; esac
+	echo "e2e/$(basename "$t") sh $src/$t" >>"$list"
 done
+[ -s "$list" ] || { echo "unprivileged: no end-to-end test in $build/Makefile's TESTS"; exit 1; }
 for t in "$build"/tests/test_* "$build"/tests/fuzz/fuzz_*_replay; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	case "$t" in *.c | *.o | *.log | *.trs) continue ;; esac
 	echo "${t#$build/} $t" >>"$list"
 done
+if [ -n "${PQPROF_TEST_ONLY:-}" ]; then   # names as listed, e.g. "e2e/leak.sh tests/test_kat"
+	for n in $PQPROF_TEST_ONLY; do awk -v n="$n" '$1 == n' "$list"; done >"$list.only"
+	mv "$list.only" "$list"
+	[ -s "$list" ] || { echo "unprivileged: PQPROF_TEST_ONLY names no test"; exit 1; }
+fi
 lane() {   # lane K: every jobs-th test of the list, from the K-th
 	awk -v k="$1" -v n="$jobs" 'NR % n == k' "$list" | while read -r name cmd; do
 		# shellcheck disable=SC2086 # the command's words were written unquoted above (paths without blanks)

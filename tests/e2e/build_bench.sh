@@ -20,7 +20,7 @@ expect_grep "$WORK/out" '"profile": "reference"' "profile in descriptor"
 expect_grep "$WORK/out" '"sig": 96' "signature size from sig_get_sn_len_bytes"
 
 for lib in nist ngcc; do
-	expect_rc 0 "bench $lib" -- "$PQPROF" bench "$WORK/$lib.so" --trials 2 --iters 50 --records "$WORK/rec-$lib"
+	expect_rc 0 "bench $lib" -- "$PQPROF" bench "$WORK/$lib.so" --trials 2 --iters 50 --records-dir "$WORK/rec-$lib"
 	expect_grep "$WORK/out" "^counter: " "bench $lib names its counter backend"
 	expect_grep "$WORK/out" "keygen .* 100 \(2 x 50\)" "bench $lib keygen row with n = trials x iters"
 	expect_grep "$WORK/out" "verify " "bench $lib verify row"
@@ -36,12 +36,12 @@ expect_grep "$rec" '"kernel"' "record has the environment"
 
 # KEM instances: keygen, enc and dec.
 build_fixture "$FIX/kem-toy/ngcc" "$WORK/kem.so"
-expect_rc 0 "bench NGCC KEM" -- "$PQPROF" bench "$WORK/kem.so" --trials 2 --iters 50 --records ""
+expect_rc 0 "bench NGCC KEM" -- "$PQPROF" bench "$WORK/kem.so" --trials 2 --iters 50 --records-dir ""
 expect_grep "$WORK/out" "^ToyKEM-NGCC-32 +enc " "KEM enc row"
 expect_grep "$WORK/out" "^ToyKEM-NGCC-32 +dec " "KEM dec row"
 
 # A forced clock backend is labelled ns, never cycles.
-expect_rc 0 "bench with clock backend" -- "$PQPROF" bench "$WORK/nist.so" --op sign --trials 1 --iters 20 --backend clock --records ""
+expect_rc 0 "bench with clock backend" -- "$PQPROF" bench "$WORK/nist.so" --op sign --trials 1 --iters 20 --backend clock --records-dir ""
 expect_grep "$WORK/out" "median ns" "clock backend labelled ns"
 
 # Bad input: documented exit codes and one-line errors naming the file.
@@ -57,10 +57,10 @@ expect_rc 2 "build of a non-tree" -- "$PQPROF" build "$WORK" -o "$WORK/x.so"
 expect_grep "$WORK/err" "not a submission tree" "non-tree rejected"
 
 build_fixture "$FIX/hostile/segv-in-sign" "$WORK/segv.so"
-expect_rc 6 "bench of a scheme that crashes in sign" -- "$PQPROF" bench "$WORK/segv.so" --op sign --records ""
+expect_rc 6 "bench of a scheme that crashes in sign" -- "$PQPROF" bench "$WORK/segv.so" --op sign --records-dir ""
 expect_grep "$WORK/err" "sign during calibration: crashed with SIGSEGV in sign" "crash during calibration is one line"
 build_fixture "$FIX/hostile/reject-own" "$WORK/reject.so"
-expect_rc 6 "bench of a scheme that rejects its signatures" -- "$PQPROF" bench "$WORK/reject.so" --op sign --records ""
+expect_rc 6 "bench of a scheme that rejects its signatures" -- "$PQPROF" bench "$WORK/reject.so" --op sign --records-dir ""
 expect_grep "$WORK/err" "verify rejected a fresh signature" "every signature produced is verified"
 
 finish

@@ -5,7 +5,7 @@
 # set as an uninterrupted one.
 . "$top_srcdir/tests/e2e/lib.sh"
 C="$FIX/campaign"
-Q="--trials 2 --target 0.05 --timeout 20 --kat-timeout 20"
+Q="--trials 2 --target 0.05 --timeout 20 --timeout kat=20"
 
 records() {  # records DIR: the record set, without timings
 	(cd "$1" && find build kat records memory sizes profile -type f -name '*.json' | sort)
@@ -48,7 +48,7 @@ if cmp -s "$WORK/a.set" "$WORK/b.set"; then pass "resumed record set equals the 
 	fail "record sets differ"; diff "$WORK/a.set" "$WORK/b.set" | head; fi
 
 # Misbehaving submissions: each gets its verdict, the campaign completes.
-expect_rc 0 "run over misbehaving submissions" -- "$PQPROF" run "$C/hostile.json" --out "$WORK/h" $Q --timeout 3 --kat-timeout 3 --steps build,kat,bench
+expect_rc 0 "run over misbehaving submissions" -- "$PQPROF" run "$C/hostile.json" --out "$WORK/h" $Q --timeout 3 --timeout kat=3 --steps build,kat,bench
 k="$WORK/h/kat"
 expect_grep "$k/segv-in-sign__harness-default.json" '"verdict": "CRASH"' "segv-in-sign: CRASH"
 expect_grep "$k/exit-in-keygen__harness-default.json" '"reason": "scheme called exit' "exit-in-keygen: exit named"

@@ -52,7 +52,7 @@ copy_fixture() {
 # --- a daemon that leaves the process group and session -------------------
 if build_fixture "$H/setsid-daemon" "$WORK/daemon.so"; then
 	run_t kat-daemon 120 "$PQPROF" kat "$WORK/daemon.so" --records-dir "$WORK/rec-daemon"
-	run_t bench-daemon 120 "$PQPROF" bench "$WORK/daemon.so" --trials 1 --iters 5 --timeout 20 --records "$WORK/brec-daemon"
+	run_t bench-daemon 120 "$PQPROF" bench "$WORK/daemon.so" --trials 1 --iters 5 --timeout 20 --records-dir "$WORK/brec-daemon"
 	left=$(pgrep -f -- "$WORK/daemon.so" 2>/dev/null)
 	if [ "$PIDNS" = 1 ]; then
 		want_rc kat-daemon 0 "kat: the daemon's scheme still passes its vectors"
@@ -75,7 +75,7 @@ if build_fixture "$H/cwd-vandal" "$WORK/vandal.so"; then
 	echo precious >"$WORK/cwd/victim.txt"
 	(cd "$WORK/cwd" && run_t kat-vandal 120 "$PQPROF" kat "$WORK/vandal.so" --records-dir "$WORK/rec-vandal")
 	want_rc kat-vandal 0 "kat: the vandal's vectors pass"
-	(cd "$WORK/cwd" && run_t bench-vandal 120 "$PQPROF" bench "$WORK/vandal.so" --trials 1 --iters 5 --records "$WORK/brec-vandal")
+	(cd "$WORK/cwd" && run_t bench-vandal 120 "$PQPROF" bench "$WORK/vandal.so" --trials 1 --iters 5 --records-dir "$WORK/brec-vandal")
 	want_rc bench-vandal 0 "bench: the vandal is measured"
 	(cd "$WORK/cwd" && run_t run-vandal 300 "$PQPROF" run "$WORK/vandal.so" --out "$WORK/camp-vandal" --steps kat,bench \
 		--trials 1 --target 0.05 --no-report)
@@ -142,7 +142,7 @@ EVIL=$(mktemp -d "${TMPDIR:-/tmp}/pqprof-e2e-inc.XXXXXX")
 trap 'rm -rf "$WORK" "$EVIL"' EXIT
 chmod 755 "$EVIL"
 ln -s /dev/zero "$EVIL/zero.h"
-run_t build-zero-limit 180 "$PQPROF" build "$tree" -o "$WORK/zero2.so" --cflags "-I$EVIL" --cc-memory 256 --cc-timeout 60
+run_t build-zero-limit 180 "$PQPROF" build "$tree" -o "$WORK/zero2.so" --cflags "-I$EVIL" --cc-memory 256 --timeout 60
 want_rc build-zero-limit 4 "build: a compiler reading /dev/zero is stopped"
 expect_grep "$WORK/build-zero-limit.err" "zero_user.c: compilation failed: stopped at the (memory limit of 256 MiB|CPU time limit|wall-clock limit)" \
 	"build: the limit that stopped it is named"

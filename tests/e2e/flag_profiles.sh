@@ -9,7 +9,7 @@
 # keeps its own name and, with --manifest, its KAT gate.
 . "$top_srcdir/tests/e2e/lib.sh"
 T="$FIX/nist-toy"
-Q="--trials 2 --target 0.02 --timeout 30 --kat-timeout 60"
+Q="--trials 2 --target 0.02 --timeout 30 --timeout kat=60"
 
 # seqs FILE: the trials' seq values, space-separated.
 seqs() { sed -n 's/^ *"seq": \([0-9]*\),\{0,1\}$/\1/p' "$1" | tr '\n' ' '; }

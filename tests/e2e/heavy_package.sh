@@ -19,7 +19,7 @@ command -v cmake >/dev/null 2>&1 || { echo "SKIP: cmake not installed (the packa
 
 P="$FIX/heavy/Sable"
 L5=Sable-lvl5__reference__harness-default
-expect_rc 0 "run the heavy package --quick" -- "$PQPROF" run "$P" --quick --trials 2 --op-budget 4 --no-interposition-check \
+expect_rc 0 "run the heavy package --quick" -- "$PQPROF" run "$P" --quick --trials 2 --budget op=4 --no-interposition-check \
 	--manifest "$FIX/heavy/Sable.kat.sha256" --out "$WORK/run"
 R="$WORK/run/report.md"
 [ -s "$R" ] || { fail "no report"; sed 's/^/  | /' "$WORK/err" | tail -20; finish; exit 1; }
@@ -65,7 +65,10 @@ img=$("$JGET" "$S" elf.image_memsz)
 [ "$img" -ge 67108864 ] && pass "level-5 static image counts the basis ($img bytes)" || fail "image $img < 64 MiB"
 [ "$("$JGET" "$S" 'elf.top_symbols[0].name')" = sable_basis ] && [ "$("$JGET" "$S" 'elf.top_symbols[0].size')" = 67108864 ] &&
 	pass "sizes record: the largest symbol is the 64 MiB basis" || fail "sizes record: top symbol $("$JGET" "$S" 'elf.top_symbols[0].name')"
-expect_grep "$R" "^\| \`Sable-lvl5\` \| harness-default \| keygen \| $img \| " "section 5: the static image of level 5"
+# Section 5 prints sizes in binary units to three significant figures, trailing zeros dropped.
+img_mib=$(awk -v b="$img" 'BEGIN { m = b / 1048576; s = sprintf(m >= 100 ? "%.0f" : m >= 10 ? "%.1f" : "%.2f", m)
+	if (s ~ /\./) sub(/\.?0+$/, "", s); print s }')
+expect_grep "$R" "^\| \`Sable-lvl5\` \| harness-default \| keygen \| $img_mib MiB \| " "section 5: the static image of level 5 ($img_mib MiB)"
 expect_grep "$R" "^- \`?Sable-lvl5\`?: [0-9]+ bytes of read-only data \(.rodata\) in a static image of $img bytes; largest tables: sable_basis 67108864 bytes" \
 	"section 6 names the basis as the largest .rodata table"
 M="$WORK/run/memory/${L5}__keygen.json"

@@ -77,7 +77,7 @@ kat() {
 bench() {
 	local name=$1 how=$2 pat=${3:-}
 	run_pq "bench-$name" "$PQPROF" bench "$WORK/$name.so" --trials 1 --iters 5 --timeout "${BENCH_TIMEOUT:-5}" \
-		--records "$WORK/brec-$name"
+		--records-dir "$WORK/brec-$name"
 	if [ "$how" = ok ]; then
 		want_rc "bench-$name" 0 "bench measures"
 	else
@@ -172,7 +172,7 @@ if case_for leak; then
 	if [ "$SAN" = 1 ]; then
 		pass "mem-leak: skipped (no heap hooks with AddressSanitizer)"
 	else
-		run_pq mem-leak "$PQPROF" mem "$WORK/leak.so" --op sign --records "$WORK/mrec-leak"
+		run_pq mem-leak "$PQPROF" mem "$WORK/leak.so" --op sign --records-dir "$WORK/mrec-leak"
 		want_rc mem-leak 0 "mem completes"
 		want_grep mem-leak out "note: sign leaks [0-9]+ bytes per call" "leak reported"
 		expect_grep "$WORK/mrec-leak/Toy-96__sign.mem.json" '"live_bytes": [1-9][0-9]{4,}' \

@@ -4,9 +4,10 @@
 # copied to a new prefix in a scratch directory (a moved install), and from
 # an empty working directory outside any source tree the copy must find its
 # runner and data directory under the new prefix, list and run the in-tree
-# scheme by name (quick campaign, output where it is told), create nothing
-# in the working directory, and answer a missing runner with the tool's own
-# error (exit 10) rather than a scheme verdict.
+# schemes by name (SPHINCS+'s quick campaign, output where it is told;
+# ML-KEM's build and KAT gate), create nothing in the working directory,
+# and answer a missing runner with the tool's own error (exit 10) rather
+# than a scheme verdict.
 # Run by `make installcheck` (so by `make distcheck`) and tests/ci/install.sh.
 # PQPROF_INSTALLCHECK_STEPS limits the campaign's steps (default: all).
 set -u
@@ -41,7 +42,13 @@ grep -qF "datadir  $M$rd" "$WORK/paths" && pass "data directory found in the mov
 "$PQ" schemes > "$WORK/schemes" 2>&1
 grep -qF "$M$rd/schemes/sphincsplus" "$WORK/schemes" && pass "schemes lists the installed sphincsplus" ||
 	{ fail "schemes does not list the installed sphincsplus"; cat "$WORK/schemes"; }
-for f in schemes/sphincsplus/scheme.json kat/sphincsplus/kat.sha256 doc/records.md doc/slurm.md README.md; do
+grep -qF "$M$rd/schemes/mlkem" "$WORK/schemes" && pass "schemes lists the installed mlkem" ||
+	{ fail "schemes does not list the installed mlkem"; cat "$WORK/schemes"; }
+grep -qF "$M$rd/schemes/mldsa" "$WORK/schemes" && pass "schemes lists the installed mldsa" ||
+	{ fail "schemes does not list the installed mldsa"; cat "$WORK/schemes"; }
+for f in schemes/sphincsplus/scheme.json kat/sphincsplus/kat.sha256 schemes/mlkem/scheme.json \
+	schemes/mlkem/nist/params/params-ml-kem-1024.h kat/mlkem/kat.sha256 schemes/mldsa/scheme.json \
+	schemes/mldsa/nist/params/params-ml-dsa-87.h kat/mldsa/kat.sha256 doc/records.md doc/slurm.md README.md; do
 	[ -f "$M$rd/$f" ] && pass "installed $f" || fail "not installed: $f"
 done
 
@@ -53,8 +60,17 @@ rc=$?
 grep -q '"status": "complete"' "$WORK/out/campaign.json" 2>/dev/null && pass "campaign complete" ||
 	fail "campaign not complete"
 n=$(grep -l '"verdict": "PASS"' "$WORK/out"/kat/*.json 2>/dev/null | wc -l)
-[ "$n" -eq 2 ] && pass "both quick instances PASS their KAT gate" || fail "$n KAT PASS verdicts, wanted 2"
+[ "$n" -eq 3 ] && pass "both quick instances and their baseline ML-DSA-44 PASS their KAT gate" ||
+	fail "$n KAT PASS verdicts, wanted 3 (two SPHINCS+ instances, the installed ML-DSA-44 baseline)"
+grep -q '"verdict": "PASS"' "$WORK/out/kat/baseline__ML-DSA-44__harness-default.json" 2>/dev/null &&
+	pass "the baseline is built from the installed mldsa" || fail "no passing baseline ML-DSA-44 unit"
 [ -f "$WORK/out/report.md" ] && pass "report written where told" || fail "no report.md in --out"
+# The in-tree KEM: built and gated from the installed copy (a few seconds).
+"$PQ" run mlkem --quick --cpu 0 --out "$WORK/mlkem" --steps build,kat > "$WORK/mlkem.out" 2> "$WORK/mlkem.err"
+rc=$?
+n=$(grep -l '"verdict": "PASS"' "$WORK/mlkem"/kat/*.json 2>/dev/null | wc -l)
+[ $rc -eq 0 ] && [ "$n" -eq 3 ] && pass "run mlkem --steps build,kat: all three sets PASS" ||
+	{ fail "run mlkem --steps build,kat: exit $rc, $n KAT PASS verdicts, wanted 3"; tail -20 "$WORK/mlkem.err"; }
 [ -z "$(ls -A "$WORK/cwd")" ] && pass "nothing created in the working directory" ||
 	{ fail "files appeared in the working directory:"; ls -A "$WORK/cwd"; }
 

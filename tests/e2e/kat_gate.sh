@@ -36,12 +36,12 @@ expect_grep "$WORK/out" "^RESULT ToyKEM-NGCC-32 PASS" "NGCC KEM passes against K
 
 # Manifest instead of vectors: strict, nolen and first-records modes.
 "$PQPROF" manifest "$FIX/toy/Test_Vectors/KAT_SIG_Toy-NGCC-96.txt" --label toy > "$WORK/kat.sha256"
-"$PQPROF" manifest "$FIX/toy/KAT/PQCsignKAT_64.rsp" --label toy --records 3 >> "$WORK/kat.sha256"
+"$PQPROF" manifest "$FIX/toy/KAT/PQCsignKAT_64.rsp" --label toy --first 3 >> "$WORK/kat.sha256"
 expect_grep "$WORK/kat.sha256" "^[0-9a-f]{64} strict toy/KAT_SIG_Toy-NGCC-96.txt$" "manifest line format"
 expect_grep "$WORK/kat.sha256" "^[0-9a-f]{64} strict:3 toy/PQCsignKAT_64.rsp$" "manifest line with :N"
 expect_rc 0 "kat with a manifest (NGCC)" -- "$PQPROF" kat "$WORK/ngcc.so" --manifest "$WORK/kat.sha256" --records-dir ""
 expect_grep "$WORK/out" "PASS" "manifest strict mode passes"
-expect_rc 0 "kat with a :3 manifest (NIST, 3 records)" -- "$PQPROF" kat "$WORK/nist.so" --manifest "$WORK/kat.sha256" --records 3 --records-dir ""
+expect_rc 0 "kat with a :3 manifest (NIST, 3 records)" -- "$PQPROF" kat "$WORK/nist.so" --manifest "$WORK/kat.sha256" --first 3 --records-dir ""
 expect_grep "$WORK/out" "PASS" "manifest first-records mode passes"
 expect_rc 0 "manifest --check" -- "$PQPROF" manifest --check "$WORK/kat.sha256" "$FIX/toy/Test_Vectors/KAT_SIG_Toy-NGCC-96.txt"
 

@@ -6,13 +6,14 @@
 # records the submissions), shard the campaign and merge it.
 . "$top_srcdir/tests/e2e/lib.sh"
 C="$FIX/campaign"
-Q="--trials 2 --target 0.05 --timeout 20 --kat-timeout 20 --steps build,kat,bench"
+Q="--trials 2 --target 0.05 --timeout 20 --timeout kat=20 --steps build,kat,bench"
 mkdir -p "$WORK/cwd"
 cd "$WORK/cwd" || exit 1
 
 # Schemes by name: ./schemes/NAME in a source tree, else the data directory.
 expect_rc 0 "schemes in the source tree" -- sh -c "cd '$top_srcdir' && '$PQPROF' schemes"
 expect_grep "$WORK/out" "^sphincsplus +SPHINCS\+.* 8 instances \(2 quick\) +\./schemes/sphincsplus" "sphincsplus listed"
+expect_grep "$WORK/out" "^mlkem +ML-KEM \(FIPS 203\) +3 instances \(3 quick\) +\./schemes/mlkem" "mlkem listed"
 expect_rc 0 "schemes from PQPROF_DATADIR" -- env PQPROF_DATADIR="$top_srcdir" "$PQPROF" schemes
 expect_grep "$WORK/out" "$top_srcdir/schemes/sphincsplus" "listed from the data directory"
 expect_rc 2 "run an unknown scheme" -- env PQPROF_DATADIR="$top_srcdir" "$PQPROF" run no-such-scheme

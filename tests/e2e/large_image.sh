@@ -17,7 +17,7 @@ build_fixture "$WORK/tree" "$WORK/big.so" || { finish; exit 1; }
 	fail "the tree's own build wrote into the tree"
 expect_rc 0 "kat on the large library" -- "$PQPROF" kat "$WORK/big.so" --records-dir ""
 expect_grep "$WORK/out" "^RESULT Toy-NGCC-96 PASS" "KAT passes"
-expect_rc 0 "sizes on the large library" -- "$PQPROF" sizes "$WORK/big.so" --records "$WORK/rec"
+expect_rc 0 "sizes on the large library" -- "$PQPROF" sizes "$WORK/big.so" --records-dir "$WORK/rec"
 expect_grep "$WORK/out" "^ +$((MIB << 20)) +rodata toy_big_table$" "largest symbol is the table, in .rodata"
 R=$(ls "$WORK"/rec/*.json | head -n 1)
 img=$("$JGET" "$R" elf.image_memsz)

@@ -9,7 +9,7 @@ set -u
 export PQPROF_SOURCE_ROOT
 FIX="$top_srcdir/tests/fixtures"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pqprof-e2e.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${PQPROF_E2E_KEEP:-}" ] || rm -rf "$WORK"' EXIT   # PQPROF_E2E_KEEP=1 keeps it for a look
 FAILS=0
 PASSES=0
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end: operations of seconds under a per-operation budget.  The toy
 # scheme is built slow (TOY_ROUNDS large: tens of ms per call, standing in
-# for seconds); with --op-budget the calibration gives fewer calls per
+# for seconds); with --budget the calibration gives fewer calls per
 # trial (and fewer trials when one call per trial does not fit), the
 # record says what n was planned and reached, and the report's n column
 # reads "n (trials × iters)" with a note on the budget.
@@ -12,7 +12,7 @@ build_fixture "$FIX/ngcc-toy" "$WORK/slow.so" -D TOY_ROUNDS=3000000 || { finish;
 
 # A budget below one call: one trial of one call.
 expect_rc 0 "bench under a budget smaller than a call" -- "$PQPROF" bench "$WORK/slow.so" --op keygen \
-	--op-budget 0.001 --records "$WORK/r1"
+	--budget 0.001 --records-dir "$WORK/r1"
 expect_grep "$WORK/out" "keygen .* 1 \(1 x 1\)" "n is 1 (1 x 1)"
 R="$WORK/r1/Toy-NGCC-96__keygen.json"
 [ "$("$JGET" "$R" calibration.budget_limited)" = true ] && pass "record: budget_limited" || fail "record lacks budget_limited"
@@ -21,7 +21,7 @@ R="$WORK/r1/Toy-NGCC-96__keygen.json"
 
 # A budget of a few calls: trials x iterations x one call fits it.
 expect_rc 0 "bench under a budget of a few calls" -- "$PQPROF" bench "$WORK/slow.so" --op keygen \
-	--op-budget 0.5 --records "$WORK/r2"
+	--budget 0.5 --records-dir "$WORK/r2"
 R="$WORK/r2/Toy-NGCC-96__keygen.json"
 planned=$("$JGET" "$R" calibration.n_planned)
 call_ns=$("$JGET" "$R" calibration.call_ns)
@@ -32,14 +32,14 @@ n=$("$JGET" "$R" summary.n); t=$("$JGET" "$R" summary.trials); i=$("$JGET" "$R" 
 expect_grep "$WORK/out" "keygen .* $n \($t x $i\)" "the table's n column"
 
 # The size sampling under a budget: two runs at least, then no more once it is spent.
-expect_rc 0 "sizes under a budget" -- "$PQPROF" sizes "$WORK/slow.so" --seconds 0.001 --records "$WORK/s1"
+expect_rc 0 "sizes under a budget" -- "$PQPROF" sizes "$WORK/slow.so" --budget 0.001 --records-dir "$WORK/s1"
 expect_grep "$WORK/out" "over 2 of 20 runs: the 0.001 s budget ran out" "sizes says how many runs the budget allowed"
 R=$(ls "$WORK"/s1/*.json | head -n 1)
 [ "$("$JGET" "$R" runs)" = 2 ] && [ "$("$JGET" "$R" runs_planned)" = 20 ] && pass "record: 2 of 20 runs" ||
 	fail "record: runs $("$JGET" "$R" runs) of $("$JGET" "$R" runs_planned)"
 
-# A campaign with --op-budget: the report's n column and its note; the size sampling keeps to the budget too.
-expect_rc 0 "campaign with --op-budget" -- "$PQPROF" run "$WORK/slow.so" --steps build,bench,sizes,report --op-budget 0.2 \
+# A campaign with --budget op=S: the report's n column and its note; the size sampling keeps to the budget too.
+expect_rc 0 "campaign with --budget op=S" -- "$PQPROF" run "$WORK/slow.so" --steps build,bench,sizes,report --budget op=0.2 \
 	--quick --out "$WORK/c"
 expect_grep "$WORK/c/report.md" "\| [0-9]+ \([0-9]+ × [0-9]+\) \|$" "report n column reads n (trials × iters)"
 expect_grep "$WORK/c/report.md" "Each operation had a budget of 0.2 s for all its trials" "report names the budget"

@@ -7,7 +7,7 @@
 # the instance names, implementation versions and KAT verdicts.
 . "$top_srcdir/tests/e2e/lib.sh"
 P="$FIX/pkg"
-Q="--steps build,kat,bench,report --trials 2 --target 0.05 --timeout 20 --kat-timeout 20"
+Q="--steps build,kat,bench,report --trials 2 --target 0.05 --timeout 20 --timeout kat=20"
 
 # --- scan: NGCC package ---
 expect_rc 0 "scan an NGCC package" -- "$PQPROF" scan "$P/ngcc" --write-descriptor "$WORK/ngcc.json"
@@ -65,8 +65,11 @@ expect_grep "$o" "KAT files: 0 matched, 1 missing, 1 ambiguous" "summary counts 
 expect_rc 0 "run a package without KAT files" -- "$PQPROF" run "$S" --out "$WORK/nokat" --source-root "$S" --steps build,kat
 expect_grep "$WORK/nokat/kat/toy80__reference__harness-default.json" '"verdict": "NOKAT"' "missing KAT file: NOKAT"
 expect_grep "$WORK/nokat/kat/toy64__reference__harness-default.json" '"verdict": "NOKAT"' "ambiguous KAT file: not guessed, NOKAT"
-expect_rc 2 "scan of a single tree is refused" -- "$PQPROF" scan "$FIX/toy"
-expect_grep "$WORK/err" "not a submission package: no Reference_Implementation" "not-a-package error names what is missing"
+expect_rc 0 "scan of a single tree: its plan" -- "$PQPROF" scan "$FIX/toy"
+expect_grep "$WORK/out" "^tree .*/toy: one implementation tree, ngcc signature" "scan of a tree says it is one tree"
+mkdir -p "$WORK/empty" && echo "notes" >"$WORK/empty/README"
+expect_rc 2 "scan of a directory with no tree" -- "$PQPROF" scan "$WORK/empty"
+expect_grep "$WORK/err" "not a submission package: no implementation tree in it" "not-a-package error says why"
 expect_rc 1 "scan without a directory" -- "$PQPROF" scan
 
 # --- full campaign: NGCC package ---
@@ -79,7 +82,7 @@ expect_grep "$c/kat/Toy-NGCC-64__optimized__harness-default.json" '"verdict": "P
 expect_grep "$c/kat/Toy-NGCC-96__reference__harness-default.json" '"verdict": "PASS"' "Toy-NGCC-96 KAT record: PASS"
 expect_grep "$c/records/Toy-NGCC-64__optimized__harness-default__sign.json" '"implementation": "optimized"' "timing record names the implementation version"
 expect_grep "$c/records/Toy-NGCC-64__reference__harness-default__sign.json" '"name": "Toy-NGCC-64"' "timing record names the instance the library reports"
-expect_grep "$c/report.md" "Implementation versions measured: reference, optimized" "report: implementation versions"
+expect_grep "$c/report.md" "Implementations measured: reference, optimized$" "report: implementations"
 expect_grep "$c/report.md" "Parameter sets: Toy-NGCC-64, Toy-NGCC-96" "report: parameter sets"
 expect_grep "$c/report.md" '^\| `Toy-NGCC-64 \(optimized\)` \| harness-default \| PASS \|' "report: KAT row of the optimized version"
 expect_grep "$c/report.md" '^\| `Toy-NGCC-64 \(reference\)` \| harness-default \| sign \|' "report: timing row of the reference version"
@@ -87,7 +90,7 @@ expect_grep "$c/report.md" '^\| `Toy-NGCC-64 \(reference\)` \| harness-default \
 # --- full campaign: NIST package, one implementation that does not build ---
 # (no timings: the NGCC campaign above checks those)
 expect_rc 0 "run a NIST package (one implementation fails to build)" -- "$PQPROF" run "$P/nist" --out "$WORK/s" \
-	--steps build,kat,report --timeout 20 --kat-timeout 20
+	--steps build,kat,report --timeout 20 --timeout kat=20
 c="$WORK/s"
 expect_grep "$WORK/out" "^toy96 \(additional-bad\) +build failed: toy_sign.c" "summary: build failure of the broken implementation"
 expect_grep "$c/report.md" '^\| `toy96 \(optimized\)` \| harness-default \| PASS \|' "report: the campaign went on after the failed build"
@@ -96,7 +99,7 @@ for l in toy64__reference toy96__reference toy96__optimized; do
 	expect_grep "$c/kat/${l}__harness-default.json" '"verdict": "PASS"' "$l: KAT PASS"
 done
 expect_grep "$c/report.md" '^\| `toy96 \(additional-bad\)` \| harness-default \| BUILD \[1\] \|' "report: BUILD verdict"
-expect_grep "$c/report.md" "Implementation versions measured: reference, optimized, additional-bad" "report: three implementation versions"
+expect_grep "$c/report.md" "Implementations measured: reference, optimized, additional-bad$" "report: three implementations"
 expect_grep "$c/report.json" '"implementation": "additional-bad"' "report.json: implementation version"
 # --- an NGCC package whose instance trees are one -D-switched source set ---
 # Each Reference_Implementation/<instance>/ is a copy of one tree that serves
@@ -106,9 +109,9 @@ mkdir -p "$m/Reference_Implementation" "$m/KAT"
 for i in Toyla-192f Toyla-128s; do cp -RL "$top_srcdir/tests/fixtures/multi-instance/toyla" "$m/Reference_Implementation/$i"; done
 expect_rc 0 "scan a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" scan "$m"
 expect_grep "$WORK/out" "^instance Toyla-192f \(reference\)$" "scan: Toyla-192f found"
-expect_grep "$WORK/out" "^  switches: one source set for 4 instances .*; this directory builds Toyla-192f$" "scan: the -D switch this directory selects"
+expect_grep "$WORK/out" "^  links:   4 KAT programs \\(.*\\); this directory builds Toyla-192f$" "scan: the observed build links 4 KAT programs; this directory builds Toyla-192f"
 expect_rc 0 "run a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" run "$m" --out "$WORK/mo" \
-	--steps build,kat,profile,report --timeout 20 --kat-timeout 20
+	--steps build,kat,profile,report --timeout 20 --timeout kat=20
 expect_grep "$WORK/mo/report.md" "^Survey verdict: not applicable — no hash/XOF function ran in the profiled operations$" \
 	"section 7: survey verdict of a scheme without hash functions"
 expect_grep "$WORK/mo/report.md" "^Keccak/SHAKE, SHA-2, SM3, AES: n/a \\(no such function\\) in any instance\\.$" \

@@ -10,7 +10,7 @@
 # crashes makes that study a failed record, and the others go on.
 . "$top_srcdir/tests/e2e/lib.sh"
 T="$FIX/ngcc-toy"
-Q="--quick --trials 2 --target 0.02 --timeout 60 --kat-timeout 60"
+Q="--quick --trials 2 --target 0.02 --timeout 60 --timeout kat=60"
 
 expect_rc 0 "a flag study with the paired step" -- "$PQPROF" run "$T" --out "$WORK/a" --profile base=-O2 \
 	--profile more="-O2 -DTOY_EXTRA_ROUNDS=60" --aa --steps build,kat,bench,paired --budget 24 $Q
@@ -79,6 +79,26 @@ expect_grep "$WORK/c/paired/ngcc-toy__base__sign.json" '"kind": "CRASH"' "sign s
 expect_grep "$WORK/c/paired/ngcc-toy__base__sign.json" '"failed_build": "crash"' "sign study: names the build that crashed"
 expect_grep "$WORK/c/paired/ngcc-toy__base__sign.json" '"reason": "crashed with SIGSEGV.*in build crash' "the reason names it too"
 expect_grep "$WORK/c/paired/ngcc-toy__base__keygen.json" '"status": "ok"' "keygen study still measured"
+
+# The runner's paired job reads its seed as a 64-bit integer: seeds 2^53 and
+# 2^53 + 1 (one number as a double) shuffle the rounds differently; a seed
+# that is not an unsigned integer is an error that says so.
+R="${PQPROF_RUNNER:-$top_builddir/pqprof-runner}"
+if build_fixture "$T" "$WORK/seed-a.so"; then
+	cp "$WORK/seed-a.so" "$WORK/seed-b.so"
+	for s in 9007199254740992 9007199254740993; do
+		"$R" paired "$WORK/seed-a.so" --lib "$WORK/seed-b.so" --op keygen --rounds 40 --iters 1 --warmup 1 \
+			--sample-hz 0 --seed $s 3>"$WORK/seed-$s.nd" >/dev/null 2>&1 || fail "paired job with --seed $s"
+	done
+	orders() { python3 -c 'import json, sys
+print([d["order"] for e in map(json.loads, open(sys.argv[1])) if e.get("ev") == "done" for d in e["data"]])' "$1"; }
+	oa=$(orders "$WORK/seed-9007199254740992.nd") ob=$(orders "$WORK/seed-9007199254740993.nd")
+	[ -n "$oa" ] && [ "$oa" != "[]" ] && [ "$oa" != "$ob" ] && pass "seeds 2^53 and 2^53 + 1 shuffle differently" ||
+		fail "seeds 2^53 and 2^53 + 1 gave the same rounds: $oa"
+	expect_rc 1 "a seed that is not an integer" -- "$R" paired "$WORK/seed-a.so" --lib "$WORK/seed-b.so" --op keygen \
+		--seed 1e3 3>"$WORK/seed-bad.nd"
+	expect_grep "$WORK/seed-bad.nd" "--seed: '1e3' is not an unsigned 64-bit integer" "the error names the seed"
+fi
 
 expect_rc 1 "--precision out of range" -- "$PQPROF" run "$T" --out "$WORK/d" --profile a=-O1 --profile b=-O2 --precision 2
 expect_grep "$WORK/err" 'precision must lie in' "the error names the option"

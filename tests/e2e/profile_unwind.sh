@@ -33,7 +33,7 @@ build_fixture "$FIX/profile/deepstack" "$WORK/deep.so" || { finish; exit 1; }
 # calls: ask for plenty, the time cap is generous.
 expect_rc 0 "profile sign (dwarf, stack copy sized from the measured depth)" -- \
 	"$PQPROF" profile "$WORK/deep.so" --op sign --call-graph dwarf --min-samples 1500 \
-	--seconds 60 --no-counts -o "$WORK/t.pqt" --record "$WORK/rec.json"
+	--budget 60 --no-counts -o "$WORK/t.pqt" --record "$WORK/rec.json"
 cp "$WORK/out" "$WORK/profile.out"
 R="$WORK/rec.json"
 stacks=$("$JGET" "$R" unwind.stacks)
@@ -58,7 +58,7 @@ fp=$("$JGET" "$R" unwind.frames.frame_pointer)
 	fail "no frame recovered through the frame pointer"
 [ "$("$JGET" "$R" unwind.frames.stitched)" -gt 0 ] && pass "runner frames stitched above the entry" ||
 	fail "no runner frames stitched"
-expect_grep "$WORK/profile.out" "unwinding: [0-9]+ of [0-9]+ stacks reach the entry frame" "report says how stacks were unwound"
+expect_grep "$WORK/profile.out" "incomplete stacks: [0-9]+ of [0-9]+ \([0-9.]+%\) did not reach the entry frame; frames by CFI" "report says how stacks were unwound"
 grep -q "did not reach the scheme's entry frame" "$WORK/profile.out" &&
 	fail "incomplete-stack warning printed for complete stacks" || pass "no incomplete-stack warning"
 expect_rc 0 "trace dump" -- "$PQPROF" trace dump "$WORK/t.pqt"
@@ -71,7 +71,7 @@ same_complete=$("$JGET" "$WORK/rec2.json" unwind.complete)
 # ---- control: a 16 KiB stack copy cannot reach the entry ----
 expect_rc 0 "profile sign with a 16 KiB stack copy" -- \
 	"$PQPROF" profile "$WORK/deep.so" --op sign --call-graph dwarf --stack 16384 --min-samples 300 \
-	--seconds 30 --no-counts -o "$WORK/small.pqt" --record "$WORK/small.json"
+	--budget 30 --no-counts -o "$WORK/small.pqt" --record "$WORK/small.json"
 inc=$("$JGET" "$WORK/small.json" unwind.incomplete_share)
 at_least "$inc" 0.5 "most stacks incomplete with a 16 KiB copy"
 expect_grep "$WORK/out" "did not reach the scheme's entry frame" "report warns about incomplete stacks"

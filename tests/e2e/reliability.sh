@@ -188,7 +188,7 @@ done
 # ---- repeated short profiles (the rest of a time cap once formatted as 0.000 s) ----
 fails=0
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
-	if ! "$PQPROF" profile "$WORK/toy.so" --op sign --seconds 0.3 --min-samples 100000 --no-counts \
+	if ! "$PQPROF" profile "$WORK/toy.so" --op sign --budget 0.3 --min-samples 100000 --no-counts \
 		-o "$WORK/p.pqt" >"$WORK/p.out" 2>&1; then
 		fails=$((fails + 1))
 		sed 's/^/  | /' "$WORK/p.out" | tail -3

@@ -6,7 +6,7 @@
 # A merge into a directory that a run holds is refused.
 . "$top_srcdir/tests/e2e/lib.sh"
 C="$FIX/campaign"
-Q="--trials 2 --target 0.05 --timeout 20 --kat-timeout 20 --steps build,kat,bench,sizes"
+Q="--trials 2 --target 0.05 --timeout 20 --timeout kat=20 --steps build,kat,bench,sizes"
 
 records() {  # records DIR: the record set and verdicts, without timings
 	(cd "$1" && find build kat records sizes -type f -name '*.json' | sort)

@@ -14,10 +14,10 @@ for set in 128f 128s; do
 		build_fixture "$S/$api" "$lib" -D PARAMS=sphincs-shake-$set || continue
 		case $set in 128f) n=10 ;; *) n=2 ;; esac
 		expect_rc 0 "kat $api $set (first $n records) against kat-quick.sha256" -- \
-			"$PQPROF" kat "$lib" --manifest "$K/kat-quick.sha256" --records $n --records-dir ""
+			"$PQPROF" kat "$lib" --manifest "$K/kat-quick.sha256" --first $n --records-dir ""
 		expect_grep "$WORK/out" " PASS" "$api $set passes"
 	done
-	expect_rc 22 "emit the first NIST $set record (no vectors given: NOKAT)" -- "$PQPROF" kat "$WORK/nist-$set.so" --records 1 --emit "$WORK/$set.rsp" --no-search --records-dir ""
+	expect_rc 22 "emit the first NIST $set record (no vectors given: NOKAT)" -- "$PQPROF" kat "$WORK/nist-$set.so" --first 1 --emit "$WORK/$set.rsp" --no-search --records-dir ""
 	got=$(sed -n '3,10p' "$WORK/$set.rsp" | sha256sum | cut -d' ' -f1)
 	want=$(grep "shake-$set-simple" "$K/published-first-record.sha256" | cut -d' ' -f1)
 	[ "$got" = "$want" ] && pass "first NIST $set record hashes to the published digest" ||

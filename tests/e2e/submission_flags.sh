@@ -1,34 +1,31 @@
 #!/bin/sh
-# End-to-end: submission trees as they come.  Flags and -D switches read
-# from the tree's own Makefile (each with where it came from), a tree whose
-# one source set serves several instances chosen by -D switches (the one the
-# directory names, a refusal naming the choices, a mismatch between
-# directory and built instance), and an AVX2 tree whose Makefile carries
-# -mavx2 -mbmi2 -mpopcnt (built and KAT-checked where the CPU has them,
-# "instruction set not available" where it does not), through the real
+# End-to-end: submission trees as they come.  Flags and -D switches as the
+# tree's own build passed them (each with the compile it was seen in), a
+# tree whose one source set serves several instances chosen by -D switches
+# in a shell loop (the one the directory names, a refusal naming the
+# choices, a mismatch between directory and built instance), and an AVX2
+# tree whose Makefile carries -mavx2 -mbmi2 -mpopcnt and whose build cannot
+# link (its rng.c is not shipped: the flags come from the compiles, recorded
+# without running them), built and KAT-checked where the CPU has them,
+# "instruction set not available" where it does not; through the real
 # pqprof build and pqprof run.
 . "$top_srcdir/tests/e2e/lib.sh"
-# This script covers the reader of build files: the path pqprof falls back
-# to when it cannot run a tree's own build (tests/e2e/observe.sh covers
-# running it).  PQPROF_OBSERVE=off makes every build take that path.
-PQPROF_OBSERVE=off
-export PQPROF_OBSERVE
 
 M="$FIX/multi-instance"
 T192="$M/Toyla-192f"
-CHOICES='Toyla-128f \(header default\), Toyla-128s, Toyla-192f, Toyla-192s'
+CHOICES='Toyla-128f \(TOYLA_128f\), Toyla-128s \(TOYLA_128s\), Toyla-192f \(TOYLA_192f\), Toyla-192s \(TOYLA_192s\)'
 
 # The directory names one of the four instances: that one is built, not the header's default.
 expect_rc 0 "build the multi-instance tree named Toyla-192f" -- "$PQPROF" build "$T192" -o "$WORK/t192.so"
-expect_grep "$WORK/out" "^instance: Toyla-192f \(named by the directory\), selected by -D switches from Makefile:12" \
+expect_grep "$WORK/out" "^instance: Toyla-192f \(named by the directory\), linked by the build as KAT_SIG_Toyla-192f" \
 	"instance chosen by the directory name"
-expect_grep "$WORK/out" "^instances: $CHOICES; without switches the header \(params.h:15\) builds Toyla-128f" \
-	"the instances and the header default listed"
-expect_grep "$WORK/out" '^flags: -DTOYLA_INSTANCE=TOYLA_192f <- tree Makefile:12 \(instance Toyla-192f\)' \
-	"the selecting switch comes from the Makefile loop"
-expect_grep "$WORK/out" '^flags: -DTOYLA_INSTANCE_NAME="Toyla-192f" <- tree Makefile:12' "the name switch, unquoted"
-expect_grep "$WORK/out" '^flags: -DTOYLA_FAST_PATH=1 <- tree Makefile:5' "CPPFLAGS of the Makefile kept, with its line"
-expect_grep "$WORK/out" '^flags: -O3 <- Makefile:4: information only' "-O of the tree is information only"
+expect_grep "$WORK/out" "^instances: the tree.s build links 4 KAT programs: $CHOICES" "the instances listed"
+expect_grep "$WORK/out" '^flags: -DTOYLA_INSTANCE=TOYLA_192f <- observed: `make \(default goal\)`, compile of SIG_AlgorithmInstance.c' \
+	"the selecting switch as the shell loop passed it"
+expect_grep "$WORK/out" '^flags: -DTOYLA_INSTANCE_NAME="Toyla-192f" <- observed' "the name switch, unquoted"
+expect_grep "$WORK/out" '^flags: -DTOYLA_FAST_PATH=1 <- observed' "CPPFLAGS of the Makefile kept"
+if grep -q -- '^flags: -O3' "$WORK/out"; then fail "-O3 of the tree was passed on"; else
+	pass "-O of the tree is not passed on"; fi
 expect_grep "$WORK/out" '^flags: -O2 <- profile harness-default' "the profile decides optimisation"
 if grep -q -- '-fsanitize\|TOYLA_DEBUG' "$WORK/out"; then fail "flags of the test target were taken"; else
 	pass "flags of the test target left out"; fi
@@ -46,11 +43,12 @@ expect_grep "$WORK/out" "^instance +Toyla-128f$" "the header default is another 
 cp -RL "$T192" "$WORK/toyla-src"
 expect_rc 1 "build a multi-instance tree whose directory names no instance" -- \
 	"$PQPROF" build "$WORK/toyla-src" -o "$WORK/guess.so"
-expect_grep "$WORK/err" "serves 4 instances selected by -D switches \(Makefile:12\).*--instance NAME: $CHOICES" \
+expect_grep "$WORK/err" "the tree.s build links 4 KAT programs \(make -B \(default goal\).*\); choose one with --instance: $CHOICES" \
 	"refusal names the choices"
 [ ! -e "$WORK/guess.so" ] && pass "nothing built when refusing" || fail "a library was built after the refusal"
 expect_rc 1 "--instance naming no instance" -- "$PQPROF" build "$WORK/toyla-src" -o "$WORK/guess.so" --instance Toyla-256f
-expect_grep "$WORK/err" "no instance 'Toyla-256f'; the tree builds \(Makefile:12\): $CHOICES" "unknown instance names the choices"
+expect_grep "$WORK/err" "no instance 'Toyla-256f' in the tree.s observed build \(make -B \(default goal\).*\); it builds: $CHOICES" \
+	"unknown instance names the choices"
 expect_rc 0 "--instance Toyla-128s" -- "$PQPROF" build "$WORK/toyla-src" -o "$WORK/t128s.so" --instance Toyla-128s -q
 expect_rc 0 "info Toyla-128s" -- "$PQPROF" info "$WORK/t128s.so"
 expect_grep "$WORK/out" "^instance +Toyla-128s$" "--instance builds the instance asked for"
@@ -71,7 +69,7 @@ expect_rc 0 "run on Toyla-192f" -- "$PQPROF" run "$T192" --quick --steps build,k
 B="$WORK/run192/build/Toyla-192f__harness-default.json"
 expect_grep "$B" '"status": "complete"' "build record complete"
 expect_grep "$B" '"name": "Toyla-192f"' "build record names the instance the library reports"
-expect_grep "$B" '"origin": "tree Makefile:12 \(instance Toyla-192f\)"' "build record: switch origin"
+expect_grep "$B" '"origin": "observed: `make \(default goal\)`, compile of SIG_AlgorithmInstance.c"' "build record: switch origin"
 expect_grep "$B" '"origin": "profile harness-default"' "build record: profile origin"
 expect_grep "$WORK/run192/kat/Toyla-192f__harness-default.json" '"verdict": "PASS"' "run: KAT PASS"
 expect_grep "$WORK/run192/report.md" '^\| `Toyla-192f` \| harness-default \| PASS \|' "report: Toyla-192f PASS"
@@ -89,15 +87,15 @@ have=1
 for f in avx2 bmi2 popcnt; do grep -qw "$f" /proc/cpuinfo || have=0; done
 if [ "$have" = 1 ]; then
 	expect_rc 0 "build the AVX2 tree" -- "$PQPROF" build "$V" -o "$WORK/vexil.so"
-	expect_grep "$WORK/out" '^flags: -mavx2 <- tree Makefile:4$' "-mavx2 from the Makefile variable, with its line"
-	expect_grep "$WORK/out" '^flags: -mbmi2 <- tree Makefile:4$' "-mbmi2 from the Makefile"
-	expect_grep "$WORK/out" '^flags: -mpopcnt <- tree Makefile:4$' "-mpopcnt from the Makefile"
-	expect_grep "$WORK/out" '^kept: fold.S$' "the assembly file is compiled"
+	expect_grep "$WORK/out" '^flags: -mavx2 <- observed: `make \(default goal\), record-only`, compile of fold.S$' "-mavx2 as the build passed it, recorded without running it"
+	expect_grep "$WORK/out" '^flags: -mbmi2 <- observed: `make \(default goal\), record-only`, compile of fold.S$' "-mbmi2 from the Makefile"
+	expect_grep "$WORK/out" '^flags: -mpopcnt <- observed: `make \(default goal\), record-only`, compile of fold.S$' "-mpopcnt from the Makefile"
+	expect_grep "$WORK/out" '^kept: fold.S \(as the build compiled it, with its own flags\)$' "the assembly file is compiled"
 	expect_rc 0 "kat on the AVX2 build" -- "$PQPROF" kat "$WORK/vexil.so" --records-dir ""
 	expect_grep "$WORK/out" "^RESULT Vexil-avx2 PASS" "AVX2 build passes its known answers"
 	expect_rc 0 "run on the AVX2 tree" -- "$PQPROF" run "$V" --quick --steps build,kat,report --out "$WORK/runv"
-	expect_grep "$WORK/runv/kat/avx2-nist__harness-default.json" '"verdict": "PASS"' "run: AVX2 KAT PASS"
-	expect_grep "$WORK/runv/build/avx2-nist__harness-default.json" '"origin": "tree Makefile:4"' \
+	expect_grep "$WORK/runv/kat/Vexil-avx2__harness-default.json" '"verdict": "PASS"' "run: AVX2 KAT PASS"
+	expect_grep "$WORK/runv/build/Vexil-avx2__harness-default.json" '"origin": "observed: `make \(default goal\), record-only`, compile of fold.S"' \
 		"run: build record names the Makefile line of -mavx2"
 else
 	expect_rc 4 "build the AVX2 tree on a CPU without AVX2/BMI2/POPCNT" -- "$PQPROF" build "$V" -o "$WORK/vexil.so"
@@ -108,14 +106,14 @@ expect_rc 4 "AVX2 tree without its Makefile flags" -- "$PQPROF" build "$V" -o "$
 # A CPU that lacks them (as $PQPROF_CPU_FLAGS says): a clear verdict, nothing built, nothing run.
 PQPROF_CPU_FLAGS="fpu sse sse2" expect_rc 4 "AVX2 tree for a CPU without AVX2" -- "$PQPROF" build "$V" -o "$WORK/noisa.so"
 expect_grep "$WORK/out" "^verdict: instruction set not available$" "verdict line"
-expect_grep "$WORK/err" "-mavx2 \(from tree Makefile:4\) needs avx2; -mbmi2 \(from tree Makefile:4\) needs bmi2; -mpopcnt \(from tree Makefile:4\) needs popcnt" \
+expect_grep "$WORK/err" "-mavx2 \(from observed: .make \(default goal\), record-only., compile of fold.S\) needs avx2; -mbmi2 \(from observed: .*\) needs bmi2; -mpopcnt \(from observed: .*\) needs popcnt" \
 	"each flag named with its origin and what it needs"
 [ ! -e "$WORK/noisa.so" ] && pass "nothing built without the instruction sets" || fail "library built anyway"
 PQPROF_CPU_FLAGS="fpu sse sse2" expect_rc 0 "run on the AVX2 tree for a CPU without AVX2" -- \
 	"$PQPROF" run "$V" --quick --steps build,kat,report --out "$WORK/runnoisa"
-expect_grep "$WORK/runnoisa/build/avx2-nist__harness-default.json" '"verdict": "instruction set not available"' \
+expect_grep "$WORK/runnoisa/build/Vexil-avx2__harness-default.json" '"verdict": "instruction set not available"' \
 	"run: build record carries the verdict"
-[ ! -e "$WORK/runnoisa/kat/avx2-nist__harness-default.json" ] && pass "run: no KAT run without the instruction sets" ||
+[ ! -e "$WORK/runnoisa/kat/Vexil-avx2__harness-default.json" ] && pass "run: no KAT run without the instruction sets" ||
 	fail "run: KAT ran on an unbuildable instance"
 
 finish

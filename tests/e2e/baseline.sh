@@ -1,0 +1,121 @@
+#!/bin/sh
+# End-to-end: every candidate is benched beside the standard baseline of
+# its NIST security category, in the same interleaved rounds, and the
+# report gives its times and sizes as multiples of the baseline's.
+#  - the toy NIST signature with --category 1: ML-DSA-44 is built, passes
+#    its KAT, runs in every bench round of the toy, and the summary and
+#    report.json give the ratios with lo <= ratio <= hi;
+#  - a copy of it whose api.h states NIST_SECURITY_LEVEL 3: ML-DSA-65,
+#    with the macro named as the category's source;
+#  - --no-baseline: no baseline unit; no category known: no baseline, and
+#    the summary says so once, naming --category N;
+#  - the in-tree ML-DSA itself: no unit added, its own instances serve.
+. "$top_srcdir/tests/e2e/lib.sh"
+# The in-tree baselines, wherever the build tree is.
+PQPROF_DATADIR=$top_srcdir
+export PQPROF_DATADIR
+Q="--quick --trials 3 --target 0.05 --timeout 60 --steps build,kat,bench,sizes"
+
+# check_run DIR CAND BASE CATEGORY FROM: the contract of report.json and the records.
+check_run() {
+	python3 - "$@" <<'EOF'
+import json, os, sys
+d, cand, base, cat, frm = sys.argv[1:6]
+cat = int(cat)
+bl = "baseline__%s__harness-default" % base
+cl = "%s__harness-default" % cand
+def load(p):
+    with open(os.path.join(d, p)) as f:
+        return json.load(f)
+errs = []
+b = load("build/%s.json" % bl)
+if b.get("status") != "complete":
+    errs.append("baseline build status %r" % b.get("status"))
+k = load("kat/%s.json" % bl)
+if k.get("outcome", {}).get("verdict") != "PASS":
+    errs.append("baseline KAT verdict %r" % k.get("outcome", {}).get("verdict"))
+for op in ("keygen", "sign", "verify"):
+    for lab in (cl, bl):
+        r = load("records/%s__%s.json" % (lab, op))
+        units = r.get("interleave", {}).get("units", [])
+        if cl not in units or bl not in units:
+            errs.append("%s %s: interleave.units %r lacks the candidate or the baseline" % (lab, op, units))
+    if load("records/%s__%s.json" % (bl, op)).get("role") != "baseline":
+        errs.append("%s: the baseline's record has no role baseline" % op)
+    if os.path.exists(os.path.join(d, "memory/%s__%s.json" % (bl, op))):
+        errs.append("a memory record for the baseline")
+rows = load("report.json")["summary"]["rows"]
+byi = {r["instance"]: r for r in rows}
+c, br = byi.get(cand), byi.get(base)
+if not c or not br:
+    errs.append("rows %r lack %s or %s" % (list(byi), cand, base))
+else:
+    if c.get("role") != "candidate" or br.get("role") != "baseline":
+        errs.append("roles %r, %r" % (c.get("role"), br.get("role")))
+    if c.get("category") != cat or c.get("category_from") != frm:
+        errs.append("candidate category %r from %r" % (c.get("category"), c.get("category_from")))
+    if br.get("category_from") != "descriptor":
+        errs.append("baseline category from %r" % br.get("category_from"))
+    bo = c.get("baseline") or {}
+    if bo.get("instance") != base or bo.get("label") != bl:
+        errs.append("baseline object %r" % {k: bo.get(k) for k in ("instance", "label")})
+    ops = bo.get("ops", {})
+    for op in ("keygen", "sign", "verify"):
+        o = ops.get(op)
+        if not o or not (0 < o["lo"] <= o["ratio"] <= o["hi"]) or o.get("trials") != 3:
+            errs.append("%s ratio %r" % (op, o))
+    if sorted(bo.get("sizes", {})) != ["pk", "sig", "sk"]:
+        errs.append("size ratios %r" % bo.get("sizes"))
+    elif abs(bo["sizes"]["pk"] * byi[base]["sizes"]["pk"] - c["sizes"]["pk"]) > 1e-6:
+        errs.append("pk ratio %r is not %r / %r" % (bo["sizes"]["pk"], c["sizes"]["pk"], byi[base]["sizes"]["pk"]))
+if errs:
+    print("; ".join(errs))
+    sys.exit(1)
+EOF
+}
+
+# 1. --category 1: ML-DSA-44.
+expect_rc 0 "toy with --category 1" -- "$PQPROF" run "$FIX/nist-toy" --category 1 $Q --out "$WORK/a"
+check_run "$WORK/a" nist-toy ML-DSA-44 1 --category >"$WORK/chk" 2>&1 &&
+	pass "category 1: ML-DSA-44 built, KAT PASS, interleaved, ratios in report.json" ||
+	fail "category 1: $(cat "$WORK/chk")"
+expect_grep "$WORK/a/report.md" '^\| instance \| profile \| KAT \| keygen \| sign \| verify \| keygen × ML-DSA-44 \| sign × ML-DSA-44 \| verify × ML-DSA-44 \| pk / sk / sig × ML-DSA-44 \|' \
+	"the summary names the baseline in its ratio columns"
+expect_grep "$WORK/a/report.md" '^\| `nist-toy` \| harness-default \| PASS \|.* [0-9.e-]+× \([0-9.e-]+–[0-9.e-]+\) \|' \
+	"the candidate's row gives a ratio with its interval"
+expect_grep "$WORK/a/report.md" '^\| `ML-DSA-44 \(baseline, FIPS 204\)`' "the baseline's row is marked"
+grep -q 'no security category known' "$WORK/a/report.md" && fail "category 1: a no-category warning" ||
+	pass "category 1: no no-category warning"
+
+# 2. The category from api.h: a copy of the toy whose header states level 3.
+mkdir -p "$WORK/src"
+cp -RL "$FIX/nist-toy" "$WORK/src/lvl3-toy"
+printf '\n#define NIST_SECURITY_LEVEL 3\n' >>"$WORK/src/lvl3-toy/api.h"
+expect_rc 0 "toy whose api.h states level 3" -- "$PQPROF" run "$WORK/src/lvl3-toy" --source-root "$WORK/src" $Q \
+	--out "$WORK/b"
+check_run "$WORK/b" lvl3-toy ML-DSA-65 3 "api.h NIST_SECURITY_LEVEL" >"$WORK/chk" 2>&1 &&
+	pass "api.h level 3: ML-DSA-65, category from the macro" || fail "api.h level 3: $(cat "$WORK/chk")"
+
+# 3. --no-baseline, and no category at all.
+expect_rc 0 "plan with --no-baseline" -- "$PQPROF" run "$FIX/nist-toy" --category 1 --no-baseline --dry-run
+grep -q 'baseline__\|ML-DSA' "$WORK/out" && fail "--no-baseline still plans a baseline unit" ||
+	pass "--no-baseline: no baseline unit"
+expect_rc 0 "toy with no category" -- "$PQPROF" run "$FIX/nist-toy" --quick --steps build,kat --out "$WORK/c"
+ls "$WORK/c/build" | grep -q baseline && fail "no category: a baseline was built" || pass "no category: no baseline unit"
+n=$(grep -c 'no security category known for nist-toy.*--category N' "$WORK/c/report.md")
+[ "$n" -eq 1 ] && pass "no category: the summary warns once, naming --category N" ||
+	fail "no category: the warning appears $n times in report.md"
+
+# A descriptor whose trees must stay inside --source-root: the baseline, outside it, is built under
+# its own descriptor's rules.
+expect_rc 0 "toy descriptor, --category 1, --source-root the fixtures" -- env -u PQPROF_SOURCE_ROOT "$PQPROF" run \
+	"$FIX/campaign/toy.json" --category 1 --source-root "$FIX" --quick --steps build,kat --out "$WORK/d"
+grep -q '"verdict": "PASS"' "$WORK/d/kat/baseline__ML-DSA-44__harness-default.json" 2>/dev/null &&
+	pass "the baseline builds outside the candidate's source root" ||
+	{ fail "no passing baseline outside the source root"; tail -5 "$WORK/err"; }
+
+# 4. The in-tree ML-DSA is its own baseline: no unit added.
+expect_rc 0 "plan for schemes/mldsa" -- "$PQPROF" run "$top_srcdir/schemes/mldsa" --quick --dry-run
+grep -q '^plan for .*: 3 units' "$WORK/out" && ! grep -q 'baseline__' "$WORK/out" &&
+	pass "schemes/mldsa: three units, none added" || { fail "schemes/mldsa: extra units planned"; cat "$WORK/out"; }
+finish
