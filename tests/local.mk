@@ -8,18 +8,22 @@ tests_test_instance_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS)
 tests_test_instance_LDADD = libpqprof.a $(DEP_LIBS) $(CHECK_LIBS)
 
 # End-to-end tests: the real binary on real fixture trees.
-TESTS += tests/e2e/build_bench.sh tests/e2e/kat_gate.sh tests/e2e/memory.sh tests/e2e/campaign.sh tests/e2e/sphincs_campaign.sh
+TESTS += tests/e2e/build_bench.sh tests/e2e/kat_gate.sh tests/e2e/memory.sh tests/e2e/campaign.sh
 TESTS += tests/e2e/shard_merge.sh tests/e2e/lab.sh tests/e2e/flag_profiles.sh tests/e2e/paired.sh tests/e2e/baseline.sh
 # Whole submission packages: pqprof scan, run --dry-run and package campaigns.
 TESTS += tests/e2e/packages.sh
 # A package found by what its folders hold: per-level CMake projects, vectors under names of its own.
 TESTS += tests/e2e/pkg_content.sh
-# A whole round of submissions: one campaign per package and one index (pqprof run ROUND/).
-TESTS += tests/e2e/round.sh
-# A heavy package as the reference reports have them (SQIsign2D-shaped): run --quick end to end.
-# About three minutes, most of it a keygen of seconds: `make check-heavy`, which .ci/run runs once.
+# Campaigns of whole packages and rounds, each a minute or more, run in `make check-heavy`
+# (which .ci/run runs once), keeping make check near ten minutes:
+# - a heavy package as the reference reports have them (SQIsign2D-shaped), run --quick end to
+#   end: about three minutes, most of it a keygen of seconds;
+# - the in-tree SPHINCS+ campaign with its ML-DSA baseline and the interposition check;
+# - a whole round of submissions: one campaign per package and one index (pqprof run ROUND/).
+# - reports read at a glance: the toy campaign with equal interposition factors, and a two-level package.
+HEAVY_TESTS = tests/e2e/heavy_package.sh tests/e2e/sphincs_campaign.sh tests/e2e/round.sh tests/e2e/report_glance.sh
 check-heavy: all
-	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/e2e/heavy_package.sh
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(HEAVY_TESTS)'
 .PHONY: check-heavy
 EXTRA_DIST += tests/e2e tests/fixtures
 # CI scripts (.ci/run calls them).

@@ -117,7 +117,8 @@ list=$results/list
 # The end-to-end scripts make check runs (its TESTS), not every file in
 # tests/e2e: some are helpers the tests source or run (lib.sh, glance.sh,
 # round_fixture.sh), installed.sh checks an installed prefix (make
-# installcheck), heavy_package.sh runs once, as root, in make check-heavy.
+# installcheck), and make check-heavy's scripts (heavy_package.sh,
+# sphincs_campaign.sh, round.sh) run once, as root.
 e2e=$(printf 'pqprof-print-tests:\n\t@echo $(TESTS)\n' |
 	make -s --no-print-directory -C "$build" -f Makefile -f - pqprof-print-tests) || {
 	echo "unprivileged: cannot read the list of tests from $build/Makefile"; exit 1; }

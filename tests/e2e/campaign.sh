@@ -5,7 +5,7 @@
 # set as an uninterrupted one.
 . "$top_srcdir/tests/e2e/lib.sh"
 C="$FIX/campaign"
-Q="--trials 2 --target 0.05 --timeout 20 --timeout kat=20"
+Q="--quick --trials 2 --target 0.05 --timeout 20 --timeout kat=20"
 
 records() {  # records DIR: the record set, without timings
 	(cd "$1" && find build kat records memory sizes profile -type f -name '*.json' | sort)

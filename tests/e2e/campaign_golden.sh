@@ -5,11 +5,13 @@
 # campaign writes, the order its steps run in, the unit labels, verdicts,
 # step states, sizes, sections and wording.  What the machine decides (its
 # description and caveats, the counter, the compiler, the sampler) is
-# masked too, so the expected file holds on any machine.  After a change
+# masked too, so the expected file holds on any machine.  The report must
+# also read at a glance (tests/e2e/glance.sh).  After a change
 # meant to alter the campaign's output, regenerate the expected file with
 #   PQPROF_GOLDEN_UPDATE=1 make check TESTS=tests/e2e/campaign_golden.sh
 # and read the diff.
 . "$top_srcdir/tests/e2e/lib.sh"
+. "$top_srcdir/tests/e2e/glance.sh"
 MASK="$top_builddir/tests/json_mask"
 G="$top_srcdir/tests/fixtures/campaign/golden"
 SRC=$(cd "$top_srcdir" && pwd -P)
@@ -49,6 +51,10 @@ fi
 		"$MASK" "$G/interposition.mask" "$f" "$D=<out>" "$SRC=<src>"
 	done
 } >"$WORK/actual"
+
+# The same report read at a glance (the rules of tests/e2e/report_glance.sh,
+# which make check-heavy also runs on a two-level package).
+glance "$D" toy
 
 if [ -n "${PQPROF_GOLDEN_UPDATE:-}" ]; then
 	cp "$WORK/actual" "$G/toy-quick.expected" && pass "wrote $G/toy-quick.expected"

@@ -1,5 +1,5 @@
 # glance.sh: the report-at-a-glance rules, shared by the e2e scripts that
-# run campaigns (report_glance.sh, sphincs_campaign.sh).  Source it after
+# run campaigns (report_glance.sh, sphincs_campaign.sh, campaign_golden.sh).  Source it after
 # lib.sh; `glance DIR WHAT` checks DIR/report.md.
 
 # sentences FILE: the report's sentences, one a line, that occur more than once.

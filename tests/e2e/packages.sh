@@ -7,7 +7,7 @@
 # the instance names, implementation versions and KAT verdicts.
 . "$top_srcdir/tests/e2e/lib.sh"
 P="$FIX/pkg"
-Q="--steps build,kat,bench,report --trials 2 --target 0.05 --timeout 20 --timeout kat=20"
+Q="--quick --steps build,kat,bench,report --trials 2 --target 0.05 --timeout 20 --timeout kat=20"
 
 # --- scan: NGCC package ---
 expect_rc 0 "scan an NGCC package" -- "$PQPROF" scan "$P/ngcc" --write-descriptor "$WORK/ngcc.json"
@@ -111,7 +111,7 @@ expect_rc 0 "scan a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WO
 expect_grep "$WORK/out" "^instance Toyla-192f \(reference\)$" "scan: Toyla-192f found"
 expect_grep "$WORK/out" "^  links:   4 KAT programs \\(.*\\); this directory builds Toyla-192f$" "scan: the observed build links 4 KAT programs; this directory builds Toyla-192f"
 expect_rc 0 "run a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" run "$m" --out "$WORK/mo" \
-	--steps build,kat,profile,report --timeout 20 --timeout kat=20
+	--quick --steps build,kat,profile,report --timeout 20 --timeout kat=20
 expect_grep "$WORK/mo/report.md" "^Survey verdict: not applicable — no hash/XOF function ran in the profiled operations$" \
 	"section 7: survey verdict of a scheme without hash functions"
 expect_grep "$WORK/mo/report.md" "^Keccak/SHAKE, SHA-2, SM3, AES: n/a \\(no such function\\) in any instance\\.$" \
