@@ -3,6 +3,7 @@
 #include "core/contain.h"
 #include "core/atomic_file.h"
 #include "core/interrupt.h"
+#include "core/sigsafe.h"
 #include "core/text_buf.h"
 
 #include <dirent.h>
@@ -289,7 +290,21 @@ static pid_t child_of(pid_t parent)
 	return found;
 }
 
-static int make_scratch(struct contained *c, pq_error *err)
+/* Write one input file into the scratch directory: root's, read-only to the job. */
+static int put_input(int dirfd, const struct contain_file *f, pq_error *err)
+{
+	if (!f->name[0] || strchr(f->name, '/'))
+		return pq_fail(err, PQ_EIO, "input file name '%s' is not a plain name", f->name);
+	int fd = openat(dirfd, f->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return pq_fail_errno(err, PQ_EIO, "%s: cannot write into the scratch directory", f->name);
+	int r = write_all(fd, f->data, f->len);
+	if (close(fd) != 0 || r < 0)
+		return pq_fail_errno(err, PQ_EIO, "%s: cannot write into the scratch directory", f->name);
+	return 0;
+}
+
+static int make_scratch(struct contained *c, const struct contain_opts *o, pq_error *err)
 {
 	snprintf(c->scratch, sizeof c->scratch, "%s/pqprof-job.XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(c->scratch)) {
@@ -299,8 +314,78 @@ static int make_scratch(struct contained *c, pq_error *err)
 		return pq_fail_errno(err, PQ_EIO, "cannot create a scratch directory");
 	}
 	interrupt_track_tmp(c->scratch, 1); /* an interrupted pqprof removes it too */
+	c->scratch_fd = open(c->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->scratch_fd < 0)
+		return pq_fail_errno(err, PQ_EIO, "%s: cannot open the scratch directory", c->scratch);
+	for (int i = 0; o && i < o->nfiles; i++)
+		if (put_input(c->scratch_fd, &o->files[i], err) < 0)
+			return -PQ_EIO;
+	if (o && o->private_scratch && !env_off()) {
+		/* The job's /tmp, /var/tmp and /dev/shm: a directory in its scratch, gone with it. */
+		if (mkdirat(c->scratch_fd, ".tmp", 01777) != 0 || fchmodat(c->scratch_fd, ".tmp", 01777, 0) != 0)
+			return pq_fail_errno(err, PQ_EIO, "%s/.tmp: cannot make the job's private /tmp", c->scratch);
+		snprintf(c->private_root, sizeof c->private_root, "%s", c->scratch);
+	}
 	if (c->as_user && chown(c->scratch, caps.uid, caps.gid) != 0)
 		return pq_fail_errno(err, PQ_EIO, "%s: cannot hand the scratch directory over", c->scratch);
+	return 0;
+}
+
+int contain_collect(const struct contained *c, const char *name, size_t cap, char **data, size_t *len,
+                    char *why, size_t why_len)
+{
+	*data = NULL;
+	*len = 0;
+	why[0] = '\0';
+	if (c->scratch_fd < 0 || strchr(name, '/')) {
+		snprintf(why, why_len, "no scratch directory to read %s from", name);
+		return -1;
+	}
+	int fd = openat(c->scratch_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			snprintf(why, why_len, "%s: a symbolic link: not read", name);
+		else
+			snprintf(why, why_len, "%s: %s", name, strerror(errno));
+		return -1;
+	}
+	struct stat sb;
+	uid_t owner = c->as_user ? caps.uid : geteuid();
+	const char *bad = NULL;
+	if (fstat(fd, &sb) != 0)
+		bad = "cannot be examined";
+	else if (!S_ISREG(sb.st_mode))
+		bad = "not a regular file";
+	else if (sb.st_nlink != 1)
+		bad = "a hard link to another file";
+	else if (sb.st_uid != owner && sb.st_uid != geteuid())
+		bad = "not written by the job (another owner)";
+	else if ((unsigned long long)sb.st_size > cap)
+		bad = "larger than the limit";
+	if (bad) {
+		close(fd);
+		snprintf(why, why_len, "%s: %s: not read", name, bad);
+		return -1;
+	}
+	size_t want = (size_t)sb.st_size, got = 0;
+	char *buf = malloc(want + 1);
+	if (!buf) {
+		close(fd);
+		snprintf(why, why_len, "%s: out of memory", name);
+		return -1;
+	}
+	while (got < want) {
+		ssize_t n = read(fd, buf + got, want - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*data = buf;
+	*len = got;
 	return 0;
 }
 
@@ -308,6 +393,9 @@ static void remove_scratch(struct contained *c)
 {
 	if (!c->scratch[0])
 		return;
+	if (c->scratch_fd >= 0)
+		close(c->scratch_fd);
+	c->scratch_fd = -1;
 	remove_tree(c->scratch);
 	interrupt_untrack_tmp(c->scratch);
 	c->scratch[0] = '\0';
@@ -330,6 +418,7 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 	probe();
 	memset(c, 0, sizeof *c);
 	c->status_fd = -1;
+	c->scratch_fd = -1;
 	c->as_user = caps.drop_uid && !(o && o->no_user_change);
 	struct stat rsb;
 	if (c->as_user && o && o->readable && stat(o->readable, &rsb) != 0)
@@ -340,6 +429,9 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 		snprintf(c->workdir, sizeof c->workdir, "%s", o->workdir);
 	if (o && o->private_root && !env_off())
 		snprintf(c->private_root, sizeof c->private_root, "%s", o->private_root);
+	for (int i = 0; o && i < o->nvisible && c->nvisible < CONTAIN_MAX_VISIBLE; i++)
+		if (o->visible[i] && strlen(o->visible[i]) < PATH_MAX)
+			snprintf(c->visible[c->nvisible++], PATH_MAX, "%s", o->visible[i]);
 	for (int i = 0; c->as_user && o && i < o->nsearch_dirs; i++) {
 		struct stat sb;
 		if (stat(o->search_dirs[i], &sb) == 0 && !access_by(o->search_dirs[i], X_OK, caps.uid, caps.gid)) {
@@ -348,8 +440,10 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 			         o->search_dirs[i], caps.user);
 		}
 	}
-	if (make_scratch(c, err) < 0)
+	if (make_scratch(c, o, err) < 0) {
+		remove_scratch(c);
 		return -PQ_EIO;
+	}
 	if (!caps.pid_ns) {
 		pid_t p = fork();
 		if (p == 0) {
@@ -516,9 +610,10 @@ static int is_below(const char *path, const char *dir)
  * `root` (bound at its own path) and the private temporary directory
  * (bound on /tmp, /var/tmp and /dev/shm) are the only writable places.
  */
-static int isolate_fs(const char *root)
+static int isolate_fs(const char *root, const char (*visible)[PATH_MAX], int nvisible)
 {
 	char tmp[PATH_MAX + 8], fdpath[64];
+	static const char *const tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
 	snprintf(tmp, sizeof tmp, "%s/.tmp", root);
 	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		return -1;
@@ -526,12 +621,40 @@ static int isolate_fs(const char *root)
 	int tmpfd = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0 || tmpfd < 0)
 		return -1;
-	static const char *const tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
+	/* What must stay visible under the temporary directories, opened before they are replaced. */
+	int visfd[CONTAIN_MAX_VISIBLE], visdir[CONTAIN_MAX_VISIBLE];
+	for (int i = 0; i < nvisible; i++) {
+		int under = 0;
+		struct stat vsb;
+		for (size_t t = 0; t < sizeof tmps / sizeof tmps[0]; t++)
+			under |= is_below(visible[i], tmps[t]) && strcmp(visible[i], tmps[t]) != 0;
+		visfd[i] = under ? open(visible[i], O_PATH | O_CLOEXEC) : -1;
+		visdir[i] = visfd[i] >= 0 && fstat(visfd[i], &vsb) == 0 && S_ISDIR(vsb.st_mode);
+	}
 	snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", tmpfd);
 	for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++) {
 		struct stat sb;
 		if (stat(tmps[i], &sb) == 0 && S_ISDIR(sb.st_mode) && mount(fdpath, tmps[i], NULL, MS_BIND, NULL) != 0)
 			return -1;
+	}
+	for (int i = 0; i < nvisible; i++) {
+		if (visfd[i] < 0)
+			continue;
+		/* A directory is made, a file is made empty, then the original is bound over it. */
+		snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", visfd[i]);
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", visible[i]);
+		char *slash = strrchr(parent, '/');
+		if (slash)
+			*slash = '\0';
+		int made = visdir[i] ? make_dirs(visible[i], NULL) : make_dirs(parent, NULL);
+		if (made == 0 && !visdir[i]) {
+			int f = open(visible[i], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			made = f >= 0 ? close(f) : -1;
+		}
+		if (made != 0 || mount(fdpath, visible[i], NULL, MS_BIND, NULL) != 0)
+			return -1;
+		close(visfd[i]);
 	}
 	snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", rootfd);
 	if (make_dirs(root, NULL) != 0 || mount(fdpath, root, NULL, MS_BIND, NULL) != 0)
@@ -586,7 +709,7 @@ int contain_fs_isolation(void)
 
 int contain_enter(const struct contained *c)
 {
-	if (c->private_root[0] && isolate_fs(c->private_root) < 0)
+	if (c->private_root[0] && isolate_fs(c->private_root, c->visible, c->nvisible) < 0)
 		fprintf(stderr, "pqprof: the private file system view could not be made: %s\n", strerror(errno));
 	const char *wd = c->workdir[0] ? c->workdir : c->scratch;
 	if (wd[0] && chdir(wd) != 0)

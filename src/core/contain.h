@@ -50,6 +50,8 @@ const struct contain_caps *contain_caps(void);
 /* The containment block of an environment record (new reference). */
 json_t *contain_to_json(void);
 
+#define CONTAIN_MAX_VISIBLE 12
+
 struct contained {
 	pid_t pid;              /* the job: its process group is pid (host pid) */
 	pid_t reaper;           /* pid 1 of its namespace, 0 when none */
@@ -63,6 +65,16 @@ struct contained {
 	int left;               /* processes left behind and killed */
 	char note[256];         /* why a part of the containment was left out */
 	char private_root[PATH_MAX]; /* opts.private_root, or "" */
+	int scratch_fd;         /* the scratch directory, opened when made (-1: none) */
+	char visible[CONTAIN_MAX_VISIBLE][PATH_MAX]; /* opts.visible */
+	int nvisible;
+};
+
+/* A file written into a job's scratch directory before it starts. */
+struct contain_file {
+	const char *name;       /* a plain name, no '/' */
+	const void *data;
+	size_t len;
 };
 
 struct contain_opts {
@@ -89,7 +101,23 @@ struct contain_opts {
 	 * mount namespace can be made, contained.note says so.
 	 */
 	const char *private_root;
+	/*
+	 * The same with the scratch directory as the only writable place (a
+	 * runner): what the job leaves in /tmp or /dev/shm goes with it.
+	 */
+	int private_scratch;
+	/* Files placed in the scratch directory, read-only to the job. */
+	const struct contain_file *files;
+	int nfiles;
+	/*
+	 * Directories the job must still see, read-only, when they lie under
+	 * a temporary directory that the private view replaces (a library
+	 * built under /tmp, its run path): bound back at their own paths.
+	 */
+	const char *const *visible;
+	int nvisible;
 };
+
 
 /*
  * Fork a contained process.  Returns 0 in the job (already in its own
@@ -149,6 +177,17 @@ pid_t contain_wait(struct contained *c, int *status, int flags);
  * and the count is unknown).
  */
 int contain_finish(struct contained *c);
+
+/*
+ * After the job ended, before contain_finish: read the file `name` that
+ * it wrote into its scratch directory, without following a link (the
+ * directory by the descriptor opened when it was made, the file with
+ * O_NOFOLLOW | O_NONBLOCK), and only a regular file with one link, owned
+ * by the job's uid, of at most `cap` bytes.  *data is NUL-terminated
+ * (free it).  Negative with `why` filled when it is absent or refused.
+ */
+int contain_collect(const struct contained *c, const char *name, size_t cap, char **data, size_t *len,
+                    char *why, size_t why_len);
 
 /* Can jobs get a private, read-only view of the file system (a mount namespace)? */
 int contain_fs_isolation(void);

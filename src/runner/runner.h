@@ -20,6 +20,14 @@
 
 #define RUNNER_RESULT_FD 3   /* NDJSON events to the parent */
 #define RUNNER_CTRL_FD 4     /* optional unix socket (perf fds via SCM_RIGHTS) */
+#define RUNNER_NONCE_FD 5    /* the job's channel key: read once at start, then closed */
+#define RUNNER_NONCE_LEN 32  /* hex characters */
+/*
+ * The runner's exit status when its result channel was taken from it (the
+ * scheme closed or replaced the descriptor): the parent says so instead of
+ * blaming an exit().
+ */
+#define RUNNER_EXIT_CHANNEL_LOST 87
 
 struct runner_env {
 	const struct pqprof_instance *inst;
@@ -50,8 +58,15 @@ void runner_mark_call(enum pq_op op, int begin);
 int runner_result_fd(void);
 /* Async-signal-safe: write an already formatted event line (nothing without a channel). */
 void runner_emit_raw(const char *buf, size_t len);
-/* Events go to fd from now on (main sets it up once); -1 = stderr. */
-void runner_events_open(int fd);
+/*
+ * Events go to fd from now on (main sets it up once); -1 = stderr.  Every
+ * line the runner writes starts with the job's key (nonce, RUNNER_NONCE_LEN
+ * characters) and a blank: the parent drops lines without it, so what scheme
+ * code writes on a copy of the descriptor is never taken for the runner's.
+ */
+void runner_events_open(int fd, const char *nonce);
+/* Is the channel still the descriptor main opened (not closed or replaced)? */
+int runner_channel_intact(void);
 /* Whether a "done" event was sent. */
 int runner_done_sent(void);
 

@@ -14,9 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int result_fd = -1;
+static char nonce[RUNNER_NONCE_LEN + 2];  /* the key and a blank, "" without a parent */
+static size_t nonce_len;
+static dev_t channel_dev;
+static ino_t channel_ino;
 static volatile sig_atomic_t current_op = -1;
 static volatile sig_atomic_t last_op = -1;   /* the operation begun last, for output between calls */
 static volatile sig_atomic_t done_sent;
@@ -32,9 +37,16 @@ void runner_emit(json_t *event)
 	json_decref(event);
 	if (!text)
 		return;
-	int fd = result_fd >= 0 ? result_fd : 2;
-	write_all(fd, text, strlen(text));
-	write_all(fd, "\n", 1);
+	size_t n = strlen(text);
+	/* One write per line: key, event and newline together. */
+	char *line = malloc(nonce_len + n + 1);
+	if (line) {
+		memcpy(line, nonce, nonce_len);
+		memcpy(line + nonce_len, text, n);
+		line[nonce_len + n] = '\n';
+		write_all(result_fd >= 0 ? result_fd : 2, line, nonce_len + n + 1);
+		free(line);
+	}
 	free(text);
 }
 
@@ -92,9 +104,28 @@ int runner_current_op(void)
 	return current_op;
 }
 
-void runner_events_open(int fd)
+void runner_events_open(int fd, const char *key)
 {
 	result_fd = fd;
+	struct stat sb;
+	if (fd >= 0 && fstat(fd, &sb) == 0) {
+		channel_dev = sb.st_dev;
+		channel_ino = sb.st_ino;
+	}
+	nonce_len = 0;
+	if (key && strlen(key) == RUNNER_NONCE_LEN) {
+		memcpy(nonce, key, RUNNER_NONCE_LEN);
+		nonce[RUNNER_NONCE_LEN] = ' ';
+		nonce_len = RUNNER_NONCE_LEN + 1;
+	}
+}
+
+int runner_channel_intact(void)
+{
+	struct stat sb;
+	if (result_fd < 0)
+		return 1;
+	return fstat(result_fd, &sb) == 0 && sb.st_dev == channel_dev && sb.st_ino == channel_ino;
 }
 
 int runner_done_sent(void)
@@ -104,6 +135,16 @@ int runner_done_sent(void)
 
 void runner_emit_raw(const char *buf, size_t len)
 {
-	if (result_fd >= 0)
-		write_all(result_fd, buf, len);
+	if (result_fd < 0)
+		return;
+	/* Async-signal-safe: the key and the line in one write where they fit a stack buffer. */
+	char line[1024];
+	if (nonce_len + len <= sizeof line) {
+		memcpy(line, nonce, nonce_len);
+		memcpy(line + nonce_len, buf, len);
+		write_all(result_fd, line, nonce_len + len);
+		return;
+	}
+	write_all(result_fd, nonce, nonce_len);
+	write_all(result_fd, buf, len);
 }

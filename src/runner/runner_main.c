@@ -32,13 +32,45 @@ static const struct runner_job jobs[] = {
 	{ NULL, NULL, 0 },
 };
 
+/* The job's channel key from the parent (RUNNER_NONCE_FD), read before any scheme code is loaded. */
+static void read_nonce(char *key, size_t len)
+{
+	key[0] = '\0';
+	if (fcntl(RUNNER_NONCE_FD, F_GETFD) == -1)
+		return;
+	size_t got = 0;
+	while (got + 1 < len) {
+		ssize_t n = read(RUNNER_NONCE_FD, key + got, len - 1 - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	key[got] = '\0';
+	close(RUNNER_NONCE_FD);
+}
+
+/*
+ * End the runner without running the scheme's destructors or atexit
+ * handlers: nothing of the scheme's runs after the result.  A channel the
+ * scheme closed or replaced is said with the exit status.
+ */
+__attribute__((noreturn)) static void finish(int rc)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(runner_channel_intact() ? rc : RUNNER_EXIT_CHANNEL_LOST);
+}
+
 int main(int argc, char **argv)
 {
+	char key[RUNNER_NONCE_LEN + 2];
+	read_nonce(key, sizeof key);
 	/* Keep the event channel out of reach of schemes that close low fds. */
 	if (fcntl(RUNNER_RESULT_FD, F_GETFD) != -1) {
-		runner_events_open(fcntl(RUNNER_RESULT_FD, F_DUPFD_CLOEXEC, 900));
+		runner_events_open(fcntl(RUNNER_RESULT_FD, F_DUPFD_CLOEXEC, 900), key);
 		close(RUNNER_RESULT_FD);
 	}
+	memset(key, 0, sizeof key);
 	struct runner_env env = { .ctrl_fd = -1 };
 	if (fcntl(RUNNER_CTRL_FD, F_GETFD) != -1) {
 		env.ctrl_fd = fcntl(RUNNER_CTRL_FD, F_DUPFD_CLOEXEC, 910);
@@ -68,7 +100,7 @@ int main(int argc, char **argv)
 	runner_set_loading(0);
 	if (lr < 0) {
 		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));
-		return PQ_ELOAD;
+		finish(PQ_ELOAD);
 	}
 	if (strcmp(job->name, "mem") == 0)
 		memprobe_prime_sanitizer();
@@ -82,9 +114,7 @@ int main(int argc, char **argv)
 		json_object_set_new(out, "ev", json_string("scheme_output"));
 		runner_emit(out);
 	}
-	fflush(stdout);
-	fflush(stderr);
 	if (rc == 0 && !runner_done_sent())
 		runner_emit_error("job %s finished without a result", job->name);
-	return rc;
+	finish(rc);
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -157,7 +158,56 @@ static void exec_refused(const char *why)
 	_exit(126);
 }
 
-static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c,
+/*
+ * The environment a runner gets: these names from pqprof's own environment
+ * (sanitizer options and the loader's path, which a lab may need for a
+ * scheme's libraries), and fixed values for the rest.  Nothing else of the
+ * operator's environment reaches scheme code.
+ */
+static const char *const runner_env_passed[] = {
+	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "GLIBC_TUNABLES", "LD_LIBRARY_PATH", NULL,
+};
+static const char *const runner_env_fixed[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C", "LC_ALL=C", "TERM=dumb", NULL,
+};
+
+json_t *child_runner_env_json(void)
+{
+	json_t *a = json_array();
+	for (int i = 0; a && runner_env_fixed[i]; i++)
+		json_array_append_new(a, json_string(runner_env_fixed[i]));
+	for (int i = 0; a && runner_env_passed[i]; i++) {
+		char item[64];
+		snprintf(item, sizeof item, "%s (passed on when set)", runner_env_passed[i]);
+		json_array_append_new(a, json_string(item));
+	}
+	return a;
+}
+
+/* In the child, before exec: only the allowlisted environment is left. */
+static void scrub_environment(void)
+{
+	char *keep[8];
+	int nk = 0;
+	for (int i = 0; runner_env_passed[i] && nk < 8; i++) {
+		const char *v = getenv(runner_env_passed[i]);
+		if (!v)
+			continue;
+		size_t n = strlen(runner_env_passed[i]) + strlen(v) + 2;
+		char *kv = malloc(n);
+		if (!kv)
+			exec_refused("out of memory setting up the runner's environment");
+		snprintf(kv, n, "%s=%s", runner_env_passed[i], v);
+		keep[nk++] = kv;
+	}
+	clearenv();
+	for (int i = 0; runner_env_fixed[i]; i++)
+		putenv((char *)runner_env_fixed[i]);
+	for (int i = 0; i < nk; i++)
+		putenv(keep[i]);
+}
+
+static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int ctrl_c, int nonce_r,
                         const struct contained *ct)
 {
 	setpgid(0, 0);
@@ -166,6 +216,7 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	/* Park the fds above the target numbers before placing them. */
 	int r = fcntl(res_w, F_DUPFD, 20), o = fcntl(out_w, F_DUPFD, 20);
 	int c = ctrl_c >= 0 ? fcntl(ctrl_c, F_DUPFD, 20) : -1;
+	int kf = fcntl(nonce_r, F_DUPFD, 20);
 	if (nul >= 0)
 		dup2(nul, 0);
 	dup2(o, 1);
@@ -173,8 +224,11 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	dup2(r, RUNNER_RESULT_FD);
 	if (c >= 0)
 		dup2(c, RUNNER_CTRL_FD);
-	int first = c >= 0 ? RUNNER_CTRL_FD + 1 : RUNNER_RESULT_FD + 1;
-	for (int fd = first; fd < 1024; fd++)
+	else
+		close(RUNNER_CTRL_FD);
+	if (kf < 0 || dup2(kf, RUNNER_NONCE_FD) < 0)
+		exec_refused("the channel key could not be handed over");
+	for (int fd = RUNNER_NONCE_FD + 1; fd < 1024; fd++)
 		close(fd);
 	struct rlimit core = { 0, 0 };
 	setrlimit(RLIMIT_CORE, &core);
@@ -217,6 +271,7 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 	}
 	signal(SIGPIPE, SIG_DFL);
 	const char *runner = child_runner_path();
+	scrub_environment();
 	int nargs = 0;
 	while (spec->args && spec->args[nargs])
 		nargs++;
@@ -258,10 +313,20 @@ struct linebuf {
 	char *buf;
 	size_t len, cap;
 	int oom;    /* an event was lost for lack of memory: the run's outcome is not known */
+	char key[RUNNER_NONCE_LEN + 1]; /* the job's channel key */
+	int flooded; /* past CHILD_EVENT_LINES_MAX or CHILD_EVENT_BYTES_MAX */
+	int tampered; /* a second result under the key */
 };
 
-static void handle_event(struct child_result *res, json_t *ev)
+static void handle_event(struct linebuf *lb, struct child_result *res, json_t *ev)
 {
+	const char *k0 = json_string_value(json_object_get(ev, "ev"));
+	if (k0 && strcmp(k0, "done") == 0) {
+		if (res->done)
+			lb->tampered = 1; /* the runner sends one: the key is known to the scheme */
+		else
+			res->done = ev;
+	}
 	const char *kind = json_string_value(json_object_get(ev, "ev"));
 	const char *op = json_string_value(json_object_get(ev, "op"));
 	if (!kind)
@@ -277,8 +342,7 @@ static void handle_event(struct child_result *res, json_t *ev)
 		const char *m = json_string_value(json_object_get(ev, "msg"));
 		if (m)
 			snprintf(res->fault, sizeof res->fault, "%s", m);
-	} else if (strcmp(kind, "done") == 0)
-		res->done = ev;
+	}
 }
 
 /*
@@ -323,16 +387,34 @@ static void take_lines(struct linebuf *lb, struct child_result *res)
 		if (lb->buf[i] != '\n')
 			continue;
 		lb->buf[i] = '\0';
-		char *fixed = unfd_line(lb->buf + start, event_lib, &lb->oom);
-		json_t *ev = json_loads(fixed ? fixed : lb->buf + start, 0, NULL);
+		char *line = lb->buf + start;
+		start = i + 1;
+		res->channel_lines++;
+		if (res->channel_lines > CHILD_EVENT_LINES_MAX) {
+			lb->flooded = 1;
+			continue;
+		}
+		/* Only the runner knows the key: any other line is scheme code writing on a copy of the channel. */
+		size_t kl = strlen(lb->key);
+		if (strncmp(line, lb->key, kl) != 0 || line[kl] != ' ') {
+			if (res->forged_lines++ == 0) {
+				snprintf(res->forged_first, sizeof res->forged_first, "%.80s", line);
+				for (char *c = res->forged_first; *c; c++)
+					if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+						*c = '?';
+			}
+			continue;
+		}
+		line += kl + 1;
+		char *fixed = unfd_line(line, event_lib, &lb->oom);
+		json_t *ev = json_loads(fixed ? fixed : line, 0, NULL);
 		free(fixed);
 		if (ev && json_is_object(ev)) {
 			json_array_append_new(res->events, ev);
-			handle_event(res, ev);
+			handle_event(lb, res, ev);
 		} else if (ev) {
 			json_decref(ev);
 		}
-		start = i + 1;
 	}
 	memmove(lb->buf, lb->buf + start, lb->len - start);
 	lb->len -= start;
@@ -344,8 +426,11 @@ static int read_events(int fd, struct linebuf *lb, struct child_result *res)
 	ssize_t n = read(fd, tmp, sizeof tmp);
 	if (n <= 0)
 		return n < 0 && (errno == EAGAIN || errno == EINTR) ? 1 : 0;
-	if (lb->len + (size_t)n > EVENT_LINE_MAX)
-		return 0; /* a runner never sends this much: stop listening */
+	res->channel_bytes += (size_t)n;
+	if (res->channel_bytes > CHILD_EVENT_BYTES_MAX || lb->len + (size_t)n > EVENT_LINE_MAX) {
+		lb->flooded = 1; /* a runner never sends this much: stop listening */
+		return 0;
+	}
 	if (pq_grow(&lb->buf, &lb->cap, lb->len + (size_t)n, 1, 4096) < 0) {
 		lb->oom = 1;
 		return 0;
@@ -373,8 +458,16 @@ static int read_output(int fd, struct child_result *res, size_t cap)
 	return 1;
 }
 
-static void classify_end(struct child_result *res, int status, int timed_out)
+static void classify_end(struct child_result *res, const struct linebuf *lb, int status, int timed_out)
 {
+	if (lb->flooded) {
+		res->end = CHILD_FLOODED;
+		return;
+	}
+	if (lb->tampered) {
+		res->end = CHILD_TAMPERED;
+		return;
+	}
 	if (timed_out) {
 		res->end = CHILD_TIMEOUT;
 		return;
@@ -395,7 +488,9 @@ static void classify_end(struct child_result *res, int status, int timed_out)
 		if (k && strcmp(k, "error") == 0)
 			error = 1;
 	}
-	if (exit_in_op || (res->in_op[0] && !res->done))
+	if (res->exit_code == RUNNER_EXIT_CHANNEL_LOST)
+		res->end = CHILD_CHANNEL_LOST;
+	else if (exit_in_op || (res->in_op[0] && !res->done))
 		res->end = CHILD_EXIT_IN_OP;
 	else if (res->exit_code == 0 && res->done)
 		res->end = CHILD_OK;
@@ -403,6 +498,24 @@ static void classify_end(struct child_result *res, int status, int timed_out)
 		res->end = CHILD_FAILED;
 	else
 		res->end = CHILD_EXITED_EARLY;
+}
+
+/* RUNNER_NONCE_LEN hex characters from the kernel's random source. */
+static int make_key(char *key)
+{
+	unsigned char raw[RUNNER_NONCE_LEN / 2];
+	size_t got = 0;
+	while (got < sizeof raw) {
+		ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(key + 2 * i, 3, "%02x", raw[i]);
+	return 0;
 }
 
 static int run_child(const struct child_spec *spec, struct child_result *res, pq_error *err)
@@ -440,10 +553,40 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 	int nrp = spec->lib ? instance_runpath(spec->lib, rp, 8) : 0;
 	for (int i = 0; i < nrp; i++)
 		rpp[i] = rp[i];
-	struct contain_opts co = { .readable = spec->lib, .search_dirs = rpp, .nsearch_dirs = nrp };
+	/* What the runner must still see in its private view: its libraries and their run paths. */
+	const char *vis[CONTAIN_MAX_VISIBLE];
+	int nvis = 0;
+	if (spec->lib)
+		vis[nvis++] = spec->lib;
+	for (int i = 0; i < spec->nextra_libs && nvis < CONTAIN_MAX_VISIBLE; i++)
+		vis[nvis++] = spec->extra_libs[i];
+	for (int i = 0; i < nrp && nvis < CONTAIN_MAX_VISIBLE; i++)
+		vis[nvis++] = rpp[i];
+	struct contain_opts co = { .readable = spec->lib, .search_dirs = rpp, .nsearch_dirs = nrp,
+	                           .private_scratch = 1, .files = spec->inputs, .nfiles = spec->ninputs,
+	                           .visible = vis, .nvisible = nvis };
+	/* The job's channel key: a fresh random one, handed over on a pipe the runner reads before loading the scheme. */
+	struct linebuf lb = { 0 };
+	int keyp[2] = { -1, -1 };
+	if (make_key(lb.key) < 0 || pipe2(keyp, O_CLOEXEC) != 0 ||
+	    write(keyp[1], lb.key, RUNNER_NONCE_LEN) != RUNNER_NONCE_LEN) {
+		int e = errno;
+		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]);
+		if (keyp[0] >= 0) {
+			close(keyp[0]);
+			close(keyp[1]);
+		}
+		if (ctrl[0] >= 0) {
+			close(ctrl[0]);
+			close(ctrl[1]);
+		}
+		errno = e;
+		return pq_fail_errno(err, PQ_EIO, "cannot make the runner's channel key");
+	}
+	close(keyp[1]);
 	pid_t pid = contain_fork(&ct, &co, err);
 	if (pid < 0) {
-		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]);
+		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]); close(keyp[0]);
 		if (ctrl[0] >= 0) {
 			close(ctrl[0]);
 			close(ctrl[1]);
@@ -452,7 +595,8 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 		return -PQ_EIO;
 	}
 	if (pid == 0)
-		exec_runner(spec, resp[1], outp[1], ctrl[1], &ct);
+		exec_runner(spec, resp[1], outp[1], ctrl[1], keyp[0], &ct);
+	close(keyp[0]);
 	snprintf(res->contain_note, sizeof res->contain_note, "%s", ct.note);
 	event_lib = ct.via_fd ? spec->lib : NULL;
 	live_add(pid);
@@ -465,7 +609,6 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 	if (spec->hooks && spec->hooks->spawned)
 		spec->hooks->spawned(spec->hooks->user, pid, ctrl[0]);
 
-	struct linebuf lb = { 0 };
 	int res_open = 1, out_open = 1, status = 0, exited = 0, timed_out = 0, termed = 0;
 	double grace = spec->grace_s > 0 ? spec->grace_s : 2.0;
 	double deadline = spec->timeout_s > 0 ? t0 + spec->timeout_s : 0;
@@ -499,6 +642,13 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 			break;
 		}
 		double t = mono_s();
+		if (lb.flooded && !termed) {
+			/* Past what any job sends: stop it now, keep nothing more. */
+			termed = 1;
+			res_open = 0;
+			kill(-pid, SIGKILL);
+			res->killed_hard = 1;
+		}
 		if (deadline && t >= deadline && !termed) {
 			timed_out = 1;
 			termed = 1;
@@ -524,6 +674,13 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 	}
 	if (spec->hooks && spec->hooks->tick)
 		spec->hooks->tick(spec->hooks->user);
+	/* Its files, read back before the scratch directory goes. */
+	for (int i = 0; spec->collect && spec->collect[i] && i < CHILD_MAX_FILES; i++) {
+		struct child_file *f = &res->files[res->nfiles++];
+		f->name = spec->collect[i];
+		contain_collect(&ct, f->name, spec->collect_cap ? spec->collect_cap : CHILD_COLLECT_CAP, &f->data,
+		                &f->len, f->why, sizeof f->why);
+	}
 	/* Anything still in the namespace (or process group) outlived the runner. */
 	res->orphans = contain_finish(&ct);
 	live_remove(pid);
@@ -533,7 +690,7 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 		close(ctrl[0]);
 	free(lb.buf);
 	res->wall_s = mono_s() - t0;
-	classify_end(res, status, timed_out);
+	classify_end(res, &lb, status, timed_out);
 	/* The runner's own allocation failed: pqprof ran out of memory, not the scheme. */
 	size_t i;
 	json_t *ev;
@@ -548,11 +705,19 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 	return 0;
 }
 
+static void free_files(struct child_result *res)
+{
+	for (int i = 0; i < res->nfiles; i++)
+		free(res->files[i].data);
+	res->nfiles = 0;
+}
+
 int child_run(const struct child_spec *spec, struct child_result *res, pq_error *err)
 {
 	int r = run_child(spec, res, err);
 	if (r < 0) {
 		/* Nothing to free after a failure; how it ended (spawn failed) stays. */
+		free_files(res);
 		json_decref(res->events);
 		free(res->output);
 		res->events = NULL;
@@ -562,8 +727,17 @@ int child_run(const struct child_spec *spec, struct child_result *res, pq_error 
 	return r;
 }
 
+const struct child_file *child_file(const struct child_result *res, const char *name)
+{
+	for (int i = 0; i < res->nfiles; i++)
+		if (strcmp(res->files[i].name, name) == 0)
+			return res->files[i].data ? &res->files[i] : NULL;
+	return NULL;
+}
+
 void child_result_free(struct child_result *res)
 {
+	free_files(res);
 	json_decref(res->events);
 	free(res->output);
 	memset(res, 0, sizeof *res);
@@ -609,6 +783,18 @@ void child_describe(const struct child_result *res, char *buf, size_t len)
 	case CHILD_TIMEOUT:
 		snprintf(buf, len, "timed out after %.0f s%s%s", res->wall_s, where,
 		         res->killed_hard ? " (ignored SIGTERM; killed)" : "");
+		break;
+	case CHILD_FLOODED:
+		snprintf(buf, len, "flooded the harness's result channel (%zu lines, %zu bytes; the limit is %u lines or "
+		         "%u MiB a job)%s: stopped", res->channel_lines, res->channel_bytes, CHILD_EVENT_LINES_MAX,
+		         CHILD_EVENT_BYTES_MAX >> 20, where);
+		break;
+	case CHILD_TAMPERED:
+		snprintf(buf, len, "a second result arrived on the harness's channel%s: scheme code wrote it, so no "
+		         "result of this run is believed", where);
+		break;
+	case CHILD_CHANNEL_LOST:
+		snprintf(buf, len, "the scheme closed or replaced the harness's result channel%s", where);
 		break;
 	default:
 		snprintf(buf, len, "could not start the runner");

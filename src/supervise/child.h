@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/contain.h"
 #include "core/pq_error.h"
 
 struct child_hooks {
@@ -64,6 +65,39 @@ struct child_spec {
 	const char *const *uprobe_globs;
 	size_t nuprobe_globs;
 	const struct child_hooks *hooks;
+	/*
+	 * Files handed to the job: written into its scratch directory (its
+	 * working directory) before it starts, read-only to it.
+	 */
+	const struct contain_file *inputs;
+	int ninputs;
+	/*
+	 * Files the job writes into its working directory, NULL-terminated
+	 * names: read back before the scratch directory goes, each through
+	 * contain_collect (no link followed, regular files of the job's own,
+	 * at most collect_cap bytes, default CHILD_COLLECT_CAP), into
+	 * child_result.files in the same order.
+	 */
+	const char *const *collect;
+	size_t collect_cap;
+};
+
+#define CHILD_COLLECT_CAP (1ull << 30)
+#define CHILD_MAX_FILES 4
+/*
+ * What one job may send on its result channel: past either, the job is
+ * stopped and ends CHILD_FLOODED, so that pqprof's own memory stays bounded
+ * (the events it keeps are at most these bytes, plus jansson's overhead).
+ */
+#define CHILD_EVENT_LINES_MAX 100000
+#define CHILD_EVENT_BYTES_MAX (64u << 20)
+
+/* A file read back from a job's scratch directory. */
+struct child_file {
+	const char *name;         /* borrowed from child_spec.collect */
+	char *data;               /* NUL-terminated copy, NULL when refused or absent */
+	size_t len;
+	char why[160];            /* why data is NULL ("" when present) */
 };
 
 enum child_end {
@@ -74,6 +108,9 @@ enum child_end {
 	CHILD_SIGNALED,      /* killed by a signal (crash) */
 	CHILD_TIMEOUT,       /* time limit hit */
 	CHILD_SPAWN_FAILED,
+	CHILD_FLOODED,       /* sent more on the result channel than any job does: stopped */
+	CHILD_TAMPERED,      /* a second result under the job's key: the channel cannot be believed */
+	CHILD_CHANNEL_LOST,  /* the scheme closed or replaced the runner's result channel */
 };
 
 struct child_result {
@@ -91,7 +128,16 @@ struct child_result {
 	size_t output_len;
 	size_t output_total;      /* bytes the child wrote in all */
 	double wall_s;
+	struct child_file files[CHILD_MAX_FILES]; /* child_spec.collect, in order */
+	int nfiles;
+	/* Lines on the channel without the job's key: written by scheme code, ignored. */
+	size_t forged_lines;
+	char forged_first[96];    /* the first of them, cut */
+	size_t channel_lines, channel_bytes; /* all that arrived, keyed or not */
 };
+
+/* The collected file `name` of a finished job, or NULL (absent, refused or not asked for). */
+const struct child_file *child_file(const struct child_result *res, const char *name);
 
 /* Path of pqprof-runner, found as paths_runner() says (core/paths.h). */
 const char *child_runner_path(void);
@@ -106,6 +152,9 @@ void child_result_free(struct child_result *res);
 
 /* One line: "crashed with SIGSEGV in sign", "timed out after 900 s in keygen"... */
 void child_describe(const struct child_result *res, char *buf, size_t len);
+
+/* The runner's environment as the record states it: fixed NAME=VALUE and passed-on names (new reference). */
+json_t *child_runner_env_json(void);
 
 /* On SIGINT/SIGTERM/SIGHUP, end running children first (see core/interrupt.h). */
 void child_install_signal_forwarding(void);

@@ -152,8 +152,9 @@ static void verdict_from_child(const struct child_result *cr, const char *outcom
 		if (cr->exit_code == KAT_ENGINE_OVERFLOW_EXIT) {
 			char *text = NULL;
 			size_t len = 0;
+			/* The fault path's outcome; only an overflow can come that way (scheme code could write a PASS). */
 			if (read_whole_file(outcome_path, &text, &len, 1u << 20, NULL) == 0 &&
-			    kat_outcome_parse(text, len, o, NULL) == 0) {
+			    kat_outcome_parse(text, len, o, NULL) == 0 && o->verdict == KAT_OVERFLOW) {
 				free(text);
 				return;
 			}
@@ -166,6 +167,14 @@ static void verdict_from_child(const struct child_result *cr, const char *outcom
 	case CHILD_FAILED:
 		set_verdict(o, KAT_CRASH, "runner failed: %s", event_string(cr, "error", "msg") ?: "unknown error");
 		return;
+	case CHILD_FLOODED:
+	case CHILD_TAMPERED:
+	case CHILD_CHANNEL_LOST: {
+		char why[320];
+		child_describe(cr, why, sizeof why);
+		set_verdict(o, KAT_CRASH, "%s", why);
+		return;
+	}
 	default:
 		set_verdict(o, KAT_CRASH, "runner could not start");
 	}
@@ -183,18 +192,47 @@ static void sizes_of(json_t *desc, struct kat_instance_sizes *s)
 	s->ct = (uint64_t)json_integer_value(json_object_get(z, "ct"));
 }
 
-/* Run the KAT job of lib in a child, its vectors to produced; 0 when the child finished. */
+/*
+ * Run the KAT job of lib in a child; 0 when the child finished.  The runner
+ * writes its vectors and its fault-path outcome into its own scratch
+ * directory; they are read back from there by descriptor (no link
+ * followed, regular files of the job's own: contain_collect) and written
+ * to produced and outcome, in the caller's directory, which the runner
+ * never sees.  Why a file the runner should have written was refused is
+ * in cr's files.
+ */
 static int replay(const char *lib, long records, double timeout_s, unsigned long long as_limit,
                   const char *produced, const char *outcome, struct child_result *cr, pq_error *err)
 {
 	char recs[32];
 	snprintf(recs, sizeof recs, "%ld", records);
-	const char *args[] = { "--records", recs, "--emit", produced, "--outcome", outcome, NULL };
+	const char *args[] = { "--records", recs, "--emit", "produced", "--outcome", "outcome", NULL };
+	static const char *const files[] = { "produced", "outcome", NULL };
 	struct child_spec cs = {
 		.job = "kat", .lib = lib, .args = args, .timeout_s = timeout_s > 0 ? timeout_s : 900,
-		.cpu = -1, .as_limit = as_limit ? as_limit : child_default_as_limit(),
+		.cpu = -1, .as_limit = as_limit ? as_limit : child_default_as_limit(), .collect = files,
 	};
-	return child_run(&cs, cr, err);
+	int r = child_run(&cs, cr, err);
+	if (r < 0)
+		return r;
+	const char *paths[] = { produced, outcome };
+	for (int i = 0; i < 2; i++) {
+		const struct child_file *f = child_file(cr, files[i]);
+		if (f && atomic_write(paths[i], f->data, f->len, err) < 0) {
+			child_result_free(cr);
+			return -PQ_EIO;
+		}
+	}
+	return 0;
+}
+
+/* Why the runner's vector file was not there to read ("" when it was, or was never asked for). */
+static const char *produced_refused(const struct child_result *cr)
+{
+	for (int i = 0; i < cr->nfiles; i++)
+		if (strcmp(cr->files[i].name, "produced") == 0 && !cr->files[i].data && !strstr(cr->files[i].why, "No such file"))
+			return cr->files[i].why;
+	return "";
 }
 
 /* One sibling: "NAME=PK,SK,SIG" sizes, or a library described and replayed for its vectors. */
@@ -718,7 +756,7 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		json_decref(desc);
 		return pq_fail_errno(err, PQ_EIO, "cannot create a temporary directory");
 	}
-	contain_share_dir(tmpdir); /* the runner writes its vectors here */
+	/* pqprof's own (0700): the runner writes in its scratch directory, read back by replay(). */
 	interrupt_track_tmp(tmpdir, 1);
 	char produced[PATH_MAX], outcome[PATH_MAX];
 	snprintf(produced, sizeof produced, "%s/produced", tmpdir);
@@ -739,7 +777,10 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		have_child = 1;
 		double replay_s = mono_s() - t0;
 		const char *official = event_string(&cr, "kat_file", "name");
-		if (cr.end == CHILD_OK) {
+		if (cr.end == CHILD_OK && produced_refused(&cr)[0]) {
+			set_verdict(&res->outcome, KAT_CRASH, "the produced vectors were not read: %s (scheme code replaced "
+			            "the runner's file)", produced_refused(&cr));
+		} else if (cr.end == CHILD_OK) {
 			outcome_from_json(json_object_get(cr.done, "outcome"), &res->outcome);
 			sha256_file_hex(produced, res->produced_sha256, NULL);
 			if (res->outcome.verdict == KAT_PASS)
@@ -757,12 +798,16 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 		}
 		if (cr.orphans)
 			kat_outcome_note(&res->outcome, "the scheme left processes behind after the run (killed)");
+		if (cr.forged_lines)
+			kat_outcome_note(&res->outcome, "the scheme wrote %zu line%s on the harness's result channel, without "
+			                 "the job's key: ignored (the first: \"%s\")", cr.forged_lines,
+			                 cr.forged_lines == 1 ? "" : "s", cr.forged_first);
 		/* The flow signs with keys its own process generated; a key from elsewhere is asked here. */
 		const char *kind = json_string_value(json_object_get(desc, "kind"));
 		if (cr.end == CHILD_OK && kind && strcmp(kind, "signature") == 0) {
 			char note[KAT_NOTE_LEN];
 			pq_error kerr = { 0 };
-			int kr = key_origin_check(o->lib, tmpdir, limit_s, o->as_limit, note, sizeof note, &keys, &kerr);
+			int kr = key_origin_check(o->lib, limit_s, o->as_limit, note, sizeof note, &keys, &kerr);
 			if (kr < 0 && own_failure(&kerr, &own)) {
 				json_decref(keys);
 				keys = NULL;

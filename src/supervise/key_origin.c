@@ -8,27 +8,32 @@
 #include <string.h>
 #include <unistd.h>
 
-static int run_keys(const char *lib, const char *mode, const char *path, double timeout_s,
+/*
+ * One keys job.  The pair goes from the first job's scratch directory to
+ * the second's through pqprof (read back by contain_collect, handed over
+ * as an input file): no path of pqprof's is ever named to the runner.
+ */
+static int run_keys(const char *lib, const char *mode, const struct child_file *pair, double timeout_s,
                     unsigned long long as_limit, struct child_result *cr, pq_error *err)
 {
-	const char *args[] = { mode, path, NULL };
+	const char *args[] = { mode, "keypair", NULL };
+	static const char *const files[] = { "keypair", NULL };
+	struct contain_file in = { "keypair", pair ? pair->data : NULL, pair ? pair->len : 0 };
 	struct child_spec cs = {
 		.job = "keys", .lib = lib, .args = args, .timeout_s = timeout_s > 0 ? timeout_s : 300, .cpu = -1,
-		.as_limit = as_limit ? as_limit : child_default_as_limit(),
+		.as_limit = as_limit ? as_limit : child_default_as_limit(), .collect = pair ? NULL : files,
+		.collect_cap = 64u << 20, .inputs = pair ? &in : NULL, .ninputs = pair ? 1 : 0,
 	};
 	return child_run(&cs, cr, err);
 }
 
-int key_origin_check(const char *lib, const char *dir, double timeout_s, unsigned long long as_limit, char *note,
+int key_origin_check(const char *lib, double timeout_s, unsigned long long as_limit, char *note,
                      size_t len, json_t **result, pq_error *err)
 {
 	note[0] = '\0';
 	*result = NULL;
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s/keypair", dir) >= (int)sizeof path)
-		return pq_fail(err, PQ_EINPUT, "%s: directory path too long", dir);
 	struct child_result a, b;
-	if (run_keys(lib, "--write", path, timeout_s, as_limit, &a, err) < 0)
+	if (run_keys(lib, "--write", NULL, timeout_s, as_limit, &a, err) < 0)
 		return -PQ_EIO;
 	char why[512];
 	const char *own = a.end == CHILD_OK ? json_string_value(json_object_get(a.done, "own_key_sign")) : NULL;
@@ -38,12 +43,17 @@ int key_origin_check(const char *lib, const char *dir, double timeout_s, unsigne
 		*result = json_pack("{s:s, s:s}", "verdict", "not checked", "detail",
 		                    own ? own : a.end == CHILD_OK ? "no answer" : why);
 		child_result_free(&a);
-		unlink(path);
 		return 0;
 	}
+	const struct child_file *pair = child_file(&a, "keypair");
+	if (!pair) {
+		*result = json_pack("{s:s, s:s}", "verdict", "not checked", "detail",
+		                    a.nfiles && a.files[0].why[0] ? a.files[0].why : "no key pair written");
+		child_result_free(&a);
+		return 0;
+	}
+	int r = run_keys(lib, "--read", pair, timeout_s, as_limit, &b, err);
 	child_result_free(&a);
-	int r = run_keys(lib, "--read", path, timeout_s, as_limit, &b, err);
-	unlink(path);
 	if (r < 0)
 		return -PQ_EIO;
 	int dev = 0;

@@ -19,13 +19,13 @@
 #define KEY_ORIGIN_DEVIATION "sign accepts only keys generated in this process"
 
 /*
- * Run the check for the signature instance in lib, with its key file in
- * dir (shared with the contained children).  *result: {"verdict": "accepts
+ * Run the check for the signature instance in lib (the key pair passes
+ * from one contained job to the next through pqprof).  *result: {"verdict": "accepts
  * keys from another process" | KEY_ORIGIN_DEVIATION | "...", "detail": ...}
  * (new reference).  Returns 1 when the deviation was seen (note holds one
  * line for the KAT notes), 0 when not, < 0 on harness errors.
  */
-int key_origin_check(const char *lib, const char *dir, double timeout_s, unsigned long long as_limit, char *note,
+int key_origin_check(const char *lib, double timeout_s, unsigned long long as_limit, char *note,
                      size_t len, json_t **result, pq_error *err);
 
 #endif

@@ -1,0 +1,120 @@
+#!/bin/sh
+# End-to-end: scheme code attacking the harness at run time, through the
+# real binary (tests/fixtures/runtime/, each the NIST toy plus a file of
+# the attacker's).  A scheme cannot forge a verdict (from a constructor, a
+# destructor, inside sign, or through a dup of the channel: each gets its
+# true verdict, CRYPTOFAIL), cannot make pqprof copy a file it links in
+# place of its vectors, cannot flood pqprof's memory through the channel,
+# sees none of the operator's environment, and leaves nothing in /tmp,
+# /var/tmp or /dev/shm.  A fixture without a case here fails the test.
+. "$top_srcdir/tests/e2e/lib.sh"
+
+R="$FIX/runtime"
+covered=""
+case_for() { covered="$covered $1 "; build_fixture "$R/$1" "$WORK/$1.so"; }
+
+# kat NAME: run pqprof kat (output in WORK/NAME.out, exit status in WORK/NAME.rc)
+kat() {
+	local name=$1
+	shift
+	"$PQPROF" kat "$WORK/$name.so" --records-dir "$WORK/rec-$name" "$@" >"$WORK/$name.out" 2>&1
+	echo $? >"$WORK/$name.rc"
+}
+
+# rc_is NAME RC DESCRIPTION: the exit status of the last kat NAME
+rc_is() {
+	local rc
+	rc=$(cat "$WORK/$1.rc")
+	if [ "$rc" -eq "$2" ]; then pass "$3 (exit $rc)"; else
+		fail "$3: exit $rc, wanted $2"; sed 's/^/  | /' "$WORK/$1.out" | head -20; fi
+}
+
+# forged NAME: a forged PASS gives the scheme's true verdict
+forged() {
+	kat "$1" --emit "$WORK/$1.rsp"
+	rc_is "$1" 25 "$1: the scheme's true verdict (CRYPTOFAIL), not the forged PASS"
+	expect_grep "$WORK/$1.out" "RESULT Toy-96 CRYPTOFAIL soundness failure" "$1: verdict and reason"
+	expect_grep "$WORK/rec-$1/Toy-96.kat.json" '"verdict": "CRYPTOFAIL"' "$1: the record says CRYPTOFAIL"
+}
+
+for f in forge-ctor forge-in-sign forge-dup; do
+	if case_for $f; then
+		forged $f
+		expect_grep "$WORK/$f.out" "wrote 1 line on the harness's result channel, without the job's key: ignored" \
+			"$f: the forged line is named and ignored"
+	fi
+done
+# The destructor never runs: the runner ends with _exit after its result.
+if case_for forge-dtor; then
+	forged forge-dtor
+fi
+
+if case_for emit-swap; then
+	kat emit-swap --emit "$WORK/emit-swap.rsp" --timeout 60
+	rc=$(cat "$WORK/emit-swap.rc")
+	[ "$rc" -ne 0 ] && pass "emit-swap: no PASS (exit $rc)" || fail "emit-swap: exit 0"
+	# Whether the swap won the race or not, no byte of /etc/shadow leaves it.
+	leaked=""
+	for f in "$WORK/emit-swap.rsp" "$WORK/emit-swap.out" "$WORK"/rec-emit-swap/*; do
+		[ -f "$f" ] || continue
+		if [ -s /etc/shadow ] && grep -qF "$(head -1 /etc/shadow)" "$f"; then leaked="$leaked $f"; fi
+	done
+	[ -z "$leaked" ] && pass "emit-swap: no line of /etc/shadow in any output" ||
+		fail "emit-swap: /etc/shadow copied into$leaked"
+	if grep -q "a symbolic link: not read" "$WORK/emit-swap.out"; then
+		pass "emit-swap: the swapped file was refused, and the verdict says so"
+	else
+		expect_grep "$WORK/emit-swap.out" "RESULT Toy-96 MISMATCH" "emit-swap: the swap lost the race: the true verdict"
+	fi
+fi
+
+if case_for flood-channel; then
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -v -o "$WORK/flood.time" "$PQPROF" kat "$WORK/flood-channel.so" --records-dir "$WORK/rec-fl" \
+			--timeout 60 >"$WORK/flood-channel.out" 2>&1
+		kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$WORK/flood.time")
+		[ -n "$kb" ] && [ "$kb" -lt 524288 ] && pass "flood-channel: pqprof's peak RSS $kb KiB, under 512 MiB" ||
+			fail "flood-channel: pqprof's peak RSS ${kb:-?} KiB"
+	else
+		kat flood-channel --timeout 60
+	fi
+	expect_grep "$WORK/flood-channel.out" "RESULT Toy-96 CRASH flooded the harness's result channel" \
+		"flood-channel: the verdict names the flood"
+fi
+
+if case_for close-channel; then
+	kat close-channel
+	rc_is "close-channel" 24 "close-channel: CRASH"
+	expect_grep "$WORK/close-channel.out" "the scheme closed or replaced the harness's result channel" \
+		"close-channel: blamed on the closed channel, not on exit()"
+fi
+
+if case_for env-probe; then
+	PQPROF_TEST_SECRET=s3cr3t-$$ "$PQPROF" kat "$WORK/env-probe.so" --records-dir "$WORK/rec-env" \
+		>"$WORK/env-probe.out" 2>&1
+	expect_grep "$WORK/rec-env/Toy-96.kat.log" "env: PATH=/usr/local/bin:/usr/bin:/bin" \
+		"env-probe: the scheme ran (its output is in the log)"
+	if grep -rq "s3cr3t-$$" "$WORK/rec-env" "$WORK/env-probe.out"; then
+		fail "env-probe: the operator's variable reached the scheme"
+	else
+		pass "env-probe: the operator's variable is in no output"
+	fi
+	n=$(grep -c "^env: " "$WORK/rec-env/Toy-96.kat.log")
+	[ "$n" -le 11 ] && pass "env-probe: $n variables, all from the allowlist" || fail "env-probe: $n variables"
+fi
+
+if case_for tmp-litter; then
+	for d in /tmp /var/tmp /dev/shm /run/lock; do rm -f "$d"/pqprof-litter.*; done
+	kat tmp-litter
+	rc_is "tmp-litter" 0 "tmp-litter: PASS"
+	left=$(ls -d /tmp/pqprof-litter.* /var/tmp/pqprof-litter.* /dev/shm/pqprof-litter.* \
+		/run/lock/pqprof-litter.* 2>/dev/null)
+	[ -z "$left" ] && pass "tmp-litter: nothing the scheme created outside its scratch survived" ||
+		{ fail "tmp-litter: left $left"; rm -f $left; }
+fi
+
+for d in "$R"/*/; do
+	n=$(basename "$d")
+	case "$covered" in *" $n "*) ;; *) fail "fixture runtime/$n has no case in runtime.sh" ;; esac
+done
+finish
