@@ -23,7 +23,7 @@
 /* Done: a result, or a failure that was the scheme's (failures of the tool run again). */
 static int leak_record_done(const char *path)
 {
-	json_t *r = json_load_file(path, 0, NULL);
+	json_t *r = json_load_regular(path, 0, NULL);
 	if (!r)
 		return 0;
 	const char *st = json_string_value(json_object_get(r, "status")) ?: "";

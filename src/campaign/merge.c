@@ -89,7 +89,7 @@ int campaign_merge(const char *out, const char *const *inputs, int n, int force,
 		if ((r = path_fmt(p, sizeof p, err, "%s/campaign.json", inputs[i])) < 0)
 			break;
 		json_error_t je;
-		json_t *c = json_load_file(p, 0, &je);
+		json_t *c = json_load_regular(p, 0, &je);
 		if (!c) {
 			r = pq_fail(err, PQ_EINPUT, "%s: not a campaign directory (%s)", inputs[i], je.text);
 			break;

@@ -122,7 +122,7 @@ int campaign_merge_by_system(const char *out, const char *const *inputs, int n, 
 		char p[PATH_MAX];
 		snprintf(p, sizeof p, "%s/campaign.json", inputs[i]);
 		json_error_t je;
-		camp[i] = json_load_file(p, 0, &je);
+		camp[i] = json_load_regular(p, 0, &je);
 		if (!camp[i]) {
 			r = pq_fail(err, PQ_EINPUT, "%s: not a campaign directory (%s)", inputs[i], je.text);
 			break;

@@ -83,21 +83,58 @@ int atomic_write(const char *path, const void *buf, size_t len, pq_error *err)
 	return atomic_file_commit(&af, err);
 }
 
+int open_regular(const char *path)
+{
+	/* Never block on a FIFO or read a device forever: opened without blocking, then examined. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	struct stat sb;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		int e = fstat(fd, &sb) != 0 ? errno : S_ISDIR(sb.st_mode) ? EISDIR
+		        : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? ENODEV : ESPIPE;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	fcntl(fd, F_SETFL, 0);
+	return fd;
+}
+
+const char *open_regular_why(int e)
+{
+	return e == ESPIPE ? "not a regular file (a FIFO or socket)" : e == ENODEV ? "not a regular file (a device)"
+	       : e == EISDIR ? "a directory, not a file" : strerror(e);
+}
+
+json_t *json_load_regular(const char *path, size_t flags, json_error_t *je)
+{
+	char *text = NULL;
+	size_t len = 0;
+	pq_error err = { 0 };
+	if (read_whole_file(path, &text, &len, 0, &err) < 0) {
+		if (je) {
+			memset(je, 0, sizeof *je);
+			snprintf(je->text, sizeof je->text, "%s", err.msg);
+			snprintf(je->source, sizeof je->source, "%s", path);
+		}
+		return NULL;
+	}
+	json_t *j = json_loadb(text, len, flags, je);
+	free(text);
+	return j;
+}
+
 int read_whole_file(const char *path, char **out, size_t *len, size_t max, pq_error *err)
 {
 	*out = NULL;
 	if (len)
 		*len = 0;
-	/* Never block on a FIFO or read a device forever: regular files only. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat sb;
+	int fd = open_regular(path);
+	if (fd < 0 && (errno == ESPIPE || errno == ENODEV || errno == EISDIR))
+		return pq_fail(err, PQ_EINPUT, "%s: %s", path, open_regular_why(errno));
 	if (fd < 0)
 		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return pq_fail(err, PQ_EINPUT, "%s: not a regular file", path);
-	}
-	fcntl(fd, F_SETFL, 0);
 	FILE *fp = fdopen(fd, "rb");
 	if (!fp) {
 		close(fd);

@@ -7,6 +7,7 @@
 #ifndef PQ_ATOMIC_FILE_H
 #define PQ_ATOMIC_FILE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -44,6 +45,19 @@ void remove_dir_files(const char *dir);
  * links are removed, never followed).  Async-signal-safe: the interrupt
  * handler removes scratch trees with it. */
 void remove_tree(const char *dir);
+
+/*
+ * Open a file for reading only when it is a regular file: opened with
+ * O_NONBLOCK (a FIFO never blocks), examined with fstat, then made
+ * blocking.  -1 with errno ESPIPE (FIFO, socket), ENODEV (device), EISDIR
+ * or open's own.  Every reader of a path that a user or a scheme names
+ * (records, traces, libraries, vectors) opens it so.
+ */
+int open_regular(const char *path);
+/* The words for open_regular's errno. */
+const char *open_regular_why(int e);
+/* json_load_file for regular files only (open_regular); the reason in je->text. */
+json_t *json_load_regular(const char *path, size_t flags, json_error_t *je);
 
 /* Copy a regular file to `to` (created or truncated, permission bits from mode). */
 int copy_file_mode(const char *from, const char *to, mode_t mode, pq_error *err);

@@ -165,7 +165,7 @@ static void explain_missing_library(struct build_result *res, pq_error *err)
  */
 static int write_weak_objects(const char *obj, const char *tmpdir, char *out, size_t len)
 {
-	int fd = open(obj, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(obj);
 	if (fd < 0)
 		return 0;
 	elf_version(EV_CURRENT);

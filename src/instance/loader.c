@@ -1,5 +1,6 @@
 /* loader: dlopen + ABI validation of instance libraries; see loader.h. */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "instance/loader.h"
 
 #include <dlfcn.h>
@@ -12,7 +13,7 @@
 
 int loader_check_elf(const char *path, pq_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
 		return pq_fail_errno(err, PQ_ELOAD, "%s", path);
 	Elf64_Ehdr eh;

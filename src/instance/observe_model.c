@@ -536,7 +536,7 @@ static void driver_includes(const struct plan_unit *du, struct plan_instance *pi
  */
 static int object_defines(const char *obj, const char *sym)
 {
-	int fd = open(obj, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(obj);
 	if (fd < 0)
 		return -1;
 	elf_version(EV_CURRENT);

@@ -1,5 +1,6 @@
 /* runpath: DT_RUNPATH / DT_RPATH of an instance library; see runpath.h. */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "core/fixed_str.h"
 #include "instance/runpath.h"
 
@@ -36,7 +37,7 @@ int instance_runpath(const char *lib, char dirs[][PATH_MAX], int max)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	int fd = open(lib, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(lib);
 	if (fd < 0)
 		return 0;
 	char origin[PATH_MAX];

@@ -4,6 +4,7 @@
  * (the file is mmap'd by libelf, so a 270 MB image costs no copy).
  */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "measure/elf_size.h"
 
 #include <fcntl.h>
@@ -270,7 +271,7 @@ int elf_size_analyze(const char *path, struct elf_size *out, pq_error *err)
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return pq_fail(err, PQ_EINTERNAL, "%s: libelf is unusable: %s", path, elf_errmsg(-1));
 
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
 		return pq_fail_errno(err, PQ_EIO, "%s: cannot open", path);
 	struct stat st;

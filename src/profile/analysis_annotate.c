@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "core/text_buf.h"
+#include "core/atomic_file.h"
 #include "profile/annotate.h"
 #include "core/jpath.h"
 #include "core/path_name.h"
@@ -15,8 +16,11 @@
 #include "profile/disasm.h"
 #include "profile/symbolizer.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_LOOPS 50
 #define MAX_BLOCKS 10
@@ -48,7 +52,55 @@ struct src_file {
 struct src_cache {
 	struct src_file *f;
 	size_t n, cap;
+	const char *root;   /* the instance's recorded source tree, "" when unknown */
 };
+
+/* At most this much of one source file is read for display. */
+#define SRC_TEXT_CAP (8u << 20)
+
+/* System directories that are never a source tree, whatever a descriptor says. */
+static int system_dir(const char *dir)
+{
+	static const char *const sys[] = { "/", "/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var",
+	                                   "/run", "/usr", "/tmp" };
+	for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
+		if (strcmp(dir, sys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return n && strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* Is the resolved path inside root (itself resolved), a tree that may be shown? */
+static int inside_root(const char *real, const char *root)
+{
+	char rr[PATH_MAX];
+	return root && *root && realpath(root, rr) && !system_dir(rr) && below(real, rr);
+}
+
+/*
+ * The rule for source text named by DWARF (which the submitter controls):
+ * only a regular file whose resolved path lies in the instance's source
+ * tree, the tree that PQPROF_SOURCE_ROOT names, or the system's and the
+ * compiler's include directories, read without blocking, at most
+ * SRC_TEXT_CAP bytes.  Anything else is shown as a path with no text.
+ */
+static int src_allowed(const char *path, const char *root, char *real)
+{
+	static const char *const incl[] = { "/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/clang" };
+	if (!realpath(path, real))
+		return 0;
+	if (inside_root(real, root) || inside_root(real, getenv("PQPROF_SOURCE_ROOT")))
+		return 1;
+	for (size_t i = 0; i < sizeof incl / sizeof incl[0]; i++)
+		if (below(real, incl[i]))
+			return 1;
+	return 0;
+}
 
 static size_t find_op(const struct analysis *a, const char *opname)
 {
@@ -136,19 +188,25 @@ static const struct src_file *src_get(struct src_cache *c, const char *path)
 	struct src_file *f = &c->f[c->n++];
 	memset(f, 0, sizeof *f);
 	f->path = path;
-	FILE *fp = fopen(path, "r");
-	if (!fp)
+	char real[PATH_MAX];
+	int fd = src_allowed(path, c->root, real) ? open_regular(real) : -1;
+	if (fd < 0)
 		return f;
-	size_t len = 0, cap = 0;
-	int ch;
-	while ((ch = getc(fp)) != EOF) {
-		if (len + 2 > cap && grow(&f->buf, &cap, len + 2, 1) < 0)
-			break;
-		f->buf[len++] = (char)ch;
+	size_t len = 0;
+	struct stat sb;
+	size_t want = fstat(fd, &sb) == 0 && (unsigned long long)sb.st_size < SRC_TEXT_CAP ? (size_t)sb.st_size
+	                                                                                 : SRC_TEXT_CAP;
+	if (!(f->buf = malloc(want + 1))) {
+		close(fd);
+		return f;
 	}
-	fclose(fp);
-	if (!f->buf)
-		return f;
+	while (len < want) {
+		ssize_t got = read(fd, f->buf + len, want - len);
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
+	close(fd);
 	f->buf[len] = 0;
 	size_t nl = 1;
 	for (size_t i = 0; i < len; i++)
@@ -493,7 +551,7 @@ static json_t *build_json(const struct ann *n, const struct annotate_opts *ao, p
 	json_t *blocks = NULL, *loops = NULL;
 	if (blocks_loops_json(n, upo, &blocks, &loops, err) < 0)
 		return NULL;
-	struct src_cache sc = { 0 };
+	struct src_cache sc = { .root = a->source_root };
 	char start[32];
 	hex(start, sizeof start, n->df.start);
 	int dwarf = 0;

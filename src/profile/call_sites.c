@@ -1,5 +1,6 @@
 /* call_sites: direct callers of named functions, with source files; see call_sites.h. */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "profile/call_sites.h"
 
 #include "profile/disasm.h"
@@ -245,7 +246,7 @@ int call_sites_find(const char *path, const char *const *globs, size_t nglobs, s
 	memset(out, 0, sizeof *out);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return pq_fail(err, PQ_EINPUT, "libelf: %s", elf_errmsg(-1));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
 		return pq_fail(err, PQ_EIO, "%s: %s", path, strerror(errno));
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -1,5 +1,6 @@
 /* disasm: one function of an ELF file through capstone (see disasm.h). */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "profile/disasm.h"
 
 #include "profile/elf_code.h"
@@ -135,7 +136,7 @@ int disasm_offset_of(const struct disasm_func *f, uint64_t vaddr, uint64_t *off)
 int disasm_file_vaddr(const char *path, uint64_t off, uint64_t *vaddr)
 {
 	struct disasm_func f = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	int fd = open_regular(path), rc = -1;
 	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE) {
 		if (fd >= 0)
 			close(fd);
@@ -279,7 +280,7 @@ int disasm_function(const char *path, const char *name, uint64_t vaddr, struct d
 	memset(out, 0, sizeof *out);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return pq_fail(err, PQ_EINPUT, "libelf: %s", elf_errmsg(-1));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
 		return pq_fail(err, PQ_EIO, "%s: %s", path, strerror(errno));
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -349,7 +350,7 @@ int disasm_each_branch(const char *path, disasm_branch_fn each, void *ctx, pq_er
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return pq_fail(err, PQ_EINPUT, "libelf: %s", elf_errmsg(-1));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
 		return pq_fail(err, PQ_EIO, "%s: %s", path, strerror(errno));
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -1,5 +1,6 @@
 /* families: symmetric-primitive families by name and source file; see families.h. */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "profile/families.h"
 #include "core/path_name.h"
 #include "core/text_buf.h"
@@ -211,7 +212,7 @@ int families_in_library(const char *lib_path, const char *const *skip, size_t ns
 {
 	memset(out, 0, sizeof *out);
 	elf_version(EV_CURRENT);
-	int fd = open(lib_path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(lib_path);
 	if (fd < 0)
 		return pq_fail_errno(err, PQ_EINPUT, "%s", lib_path);
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -4,6 +4,7 @@
  * reports (analysis.c reads the trace back).
  */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "profile/profile_run.h"
 #include "core/clock.h"
 #include "core/text_buf.h"
@@ -52,7 +53,7 @@ int profile_read_build_id(const char *path, unsigned char *raw, char *hex, size_
 		hex[0] = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return pq_fail(err, PQ_EINTERNAL, "libelf: %s", elf_errmsg(-1));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
 		return pq_fail_errno(err, PQ_EIO, "%s", path);
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -8,6 +8,7 @@
  * Not here: unwinding, trace parsing, aggregation.
  */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "profile/symbolizer.h"
 #include "profile/elf_code.h"
 #include "core/grow.h"
@@ -358,7 +359,7 @@ static int inspect_file(const char *path, uint64_t start, uint64_t pgoff,
 			const unsigned char *build_id, size_t build_id_len,
 			const uint64_t *known, size_t nknown, uint64_t *bias, pq_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
 		return pq_fail_errno(err, PQ_EIO, "%s: cannot open", path);
 	int rc;

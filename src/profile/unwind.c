@@ -12,6 +12,7 @@
  * frame's caller, and libdwfl resumes from the recovered registers.
  */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "profile/unwind.h"
 #include "core/grow.h"
 
@@ -258,7 +259,7 @@ static int in_scope(const struct unwinder *u, uint64_t pc)
  */
 static int load_bias(const struct mapping *m, uint64_t *bias)
 {
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(m->path);
 	if (fd < 0)
 		return -1;
 	int rc = -1;

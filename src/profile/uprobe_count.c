@@ -104,7 +104,7 @@ int uprobe_resolve(const char *lib_path, const char *const *globs, size_t nglobs
 {
 	memset(out, 0, sizeof *out);
 	elf_version(EV_CURRENT);
-	int fd = open(lib_path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(lib_path);
 	if (fd < 0)
 		return pq_fail_errno(err, PQ_EINPUT, "%s", lib_path);
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -381,7 +381,7 @@ static int paired_entry(const struct compare_opts *o, const struct pair *p, cons
 	char path[PATH_MAX];
 	if (!o->paired_dir || record_path(path, sizeof path, o->paired_dir, "paired", p->a->label, op, ".json", NULL) < 0)
 		return 0;
-	json_t *r = json_load_file(path, 0, NULL);
+	json_t *r = json_load_regular(path, 0, NULL);
 	if (!r)
 		return 0;
 	const json_t *hit = NULL;

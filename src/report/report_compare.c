@@ -1,5 +1,6 @@
 /* report_compare: the comparison section of the report; see report_compare.h. */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "report/report_compare.h"
 #include "core/jpath.h"
 #include "report/compare.h"
@@ -80,7 +81,7 @@ int report_section_compare(const struct record_set *rs, rdoc *d, pq_error *err)
 		char path[4200 + 512], anchor[300];
 		snprintf(path, sizeof path, "%s/compare/%s/compare.json", rs->dir, names[i]);
 		json_error_t je;
-		json_t *res = json_load_file(path, 0, &je);
+		json_t *res = json_load_regular(path, 0, &je);
 		if (!res)
 			r = pq_fail(err, PQ_EINPUT, "%s: invalid JSON: %s (line %d)", path, je.text, je.line);
 		if (r == 0 && strcmp(jp_str(res, "schema", ""), "pqprof.compare/1") != 0)

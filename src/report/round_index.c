@@ -91,7 +91,7 @@ static json_t *load(const char *root, const char *pkg, const char *file)
 	char p[4096];
 	if (path_fmt(p, sizeof p, NULL, pkg ? "%s/%s/%s" : "%s/%s", root, pkg ? pkg : file, file) < 0)
 		return NULL;
-	return json_load_file(p, 0, NULL);
+	return json_load_regular(p, 0, NULL);
 }
 
 /* The first line of s, at most len - 1 bytes (a compiler's message joined with " | ": its first part). */

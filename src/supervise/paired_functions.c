@@ -1,5 +1,6 @@
 /* paired_functions: per-function deltas from a paired study's samples; see paired_functions.h. */
 #include "config.h"
+#include "core/atomic_file.h"
 #include "supervise/paired_functions.h"
 #include "measure/stats.h"
 #include "profile/symbolizer.h"
@@ -47,7 +48,7 @@ static struct fn_count *fn_get(struct fn_table *t, const char *name)
 /* The library's PT_LOAD segments as the symbolizer's modules, at PF_BIAS + vaddr. */
 static int add_segments(struct symbolizer *sym, const char *lib, pq_error *err)
 {
-	int fd = open(lib, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(lib);
 	if (fd < 0)
 		return pq_fail_errno(err, PQ_EIO, "%s", lib);
 	elf_version(EV_CURRENT);

@@ -807,7 +807,7 @@ int trace_reader_open(trace_reader **out, const char *path, pq_error *err)
 	trace_reader *r = reader_new(path, err);
 	if (!r)
 		return -PQ_ENOMEM;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0) {
 		trace_reader_close(r);
 		return pq_fail_errno(err, PQ_EINPUT, "%s: cannot open", path);

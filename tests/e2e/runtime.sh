@@ -113,6 +113,30 @@ if case_for tmp-litter; then
 		{ fail "tmp-litter: left $left"; rm -f $left; }
 fi
 
+# Source text by DWARF name: /etc/shadow and /dev/zero named by #line.
+if case_for line-shadow; then
+	"$PQPROF" profile "$WORK/line-shadow.so" --op sign --min-samples 300 -o "$WORK/ls.pqt" -q \
+		>"$WORK/ls-profile.out" 2>&1
+	[ -f "$WORK/ls.pqt" ] && pass "line-shadow: profiled" || fail "line-shadow: no trace"
+	timeout 120 "$PQPROF" annotate "$WORK/ls.pqt" --op sign >"$WORK/ls-ann.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] && pass "line-shadow: annotate ends (the /dev/zero line read no further than the cap)" ||
+		fail "line-shadow: annotate exit $rc"
+	expect_grep "$WORK/ls-ann.out" "shadow:[0-9]+ \[inlined spin_a\]|shadow:[0-9]+" "line-shadow: the line is shown as a path"
+	timeout 120 "$PQPROF" annotate "$WORK/ls.pqt" --op sign --json >"$WORK/ls-ann.json" 2>&1
+	timeout 120 "$PQPROF" report "$WORK/ls.pqt" --json --record "$WORK/ls-record.json" >"$WORK/ls-report.out" 2>&1
+	if [ -r /etc/shadow ] && [ -s /etc/shadow ]; then
+		grep -v '^$' /etc/shadow >"$WORK/shadow.pat"
+		if grep -rqF -f "$WORK/shadow.pat" "$WORK"/ls*; then
+			fail "line-shadow: a line of /etc/shadow is in an output"
+		else
+			pass "line-shadow: no line of /etc/shadow in the trace, annotation or report"
+		fi
+	else
+		pass "line-shadow: /etc/shadow is not readable here (nothing to leak)"
+	fi
+fi
+
 for d in "$R"/*/; do
 	n=$(basename "$d")
 	case "$covered" in *" $n "*) ;; *) fail "fixture runtime/$n has no case in runtime.sh" ;; esac
