@@ -400,13 +400,46 @@ END_TEST
 
 /* Make an executable script under the work dir and point $PQPROF_RUNNER at it
  * (each test runs in its own forked process, so the environment is its own). */
+/*
+ * Write body as a runner that speaks the keyed channel as pqprof-runner
+ * does: the key is read from fd 5, and every line that a `printf '...' >&3`
+ * starts gets it and a blank in front.
+ */
+static void write_keyed(FILE *f, const char *body)
+{
+	fputs("#!/bin/sh\nK=$(cat <&5)\n", f);
+	int line_start = 1;
+	for (const char *p = body; *p;) {
+		const char *q = strncmp(p, "printf '", 8) == 0 ? strchr(p + 8, '\'') : NULL;
+		if (!q || strncmp(q, "' >&3", 5) != 0) {
+			fputc(*p++, f);
+			continue;
+		}
+		fputs("printf ", f);
+		const char *c = p + 8;
+		while (c < q) {
+			if (line_start)
+				fputs("\"$K \"", f);
+			const char *nl = strstr(c, "\\n");
+			const char *end = nl && nl < q ? nl + 2 : q;
+			fputc('\'', f);
+			fwrite(c, 1, (size_t)(end - c), f);
+			fputc('\'', f);
+			line_start = nl && nl < q;
+			c = end;
+		}
+		p = q + 1;
+	}
+	fputc('\n', f);
+}
+
 static void fake_runner(const char *name, const char *body)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/%s.sh", work, name);
 	FILE *f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, "#!/bin/sh\n%s\n", body);
+	write_keyed(f, body);
 	fclose(f);
 	chmod(path, 0755);
 	setenv("PQPROF_RUNNER", path, 1);

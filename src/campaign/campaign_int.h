@@ -142,6 +142,13 @@ void stop_campaign(struct campaign *c, const pq_error *why);
 int put_record(struct campaign *c, const char *path, json_t *j);
 void tag_record(const struct unit *u, json_t *j);
 int record_done(const char *path);
+/*
+ * Did op of u time out in the KAT replay or in its bench?  Later steps
+ * (the interposition check, memory, profile, paired studies) do not run it
+ * again: a hung operation costs one time limit, not one per step.  why
+ * says which.
+ */
+int op_timed_out(const struct campaign *c, const struct unit *u, enum pq_op op, char *why, size_t len);
 const char *records_state(struct campaign *c, int ndone, int nfailed, int n);
 const char *record_state(struct campaign *c, const char *rec);
 void save_state(struct campaign *c, const char *status);

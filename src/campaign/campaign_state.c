@@ -128,6 +128,51 @@ void tag_record(const struct unit *u, json_t *j)
  * loader failed, a bad input file) is not: the step runs again on resume.
  * Records that predate failure_kind count as tool failures.
  */
+static int op_itself_timed_out(const struct campaign *c, const struct unit *u, enum pq_op op, char *why, size_t len)
+{
+	char rec[PATH_MAX];
+	why[0] = '\0';
+	/* Its bench trials ran out of time. */
+	if (path_of(c, rec, sizeof rec, "records", u->label, pq_op_name(op), ".json") == 0) {
+		json_t *r = read_json(rec);
+		json_t *f = json_object_get(r, "failure");
+		if (strcmp(json_string_value(json_object_get(f, "kind")) ?: "", "TIMEOUT") == 0 &&
+		    !json_is_true(json_object_get(f, "not_run")))
+			snprintf(why, len, "its bench timed out (%s)", json_string_value(json_object_get(f, "reason")) ?: "");
+		json_decref(r);
+		if (why[0])
+			return 1;
+	}
+	/* The KAT replay timed out in it. */
+	if (path_of(c, rec, sizeof rec, "kat", u->label, NULL, ".json") == 0) {
+		json_t *r = read_json(rec);
+		json_t *o = json_object_get(r, "outcome");
+		const char *reason = json_string_value(json_object_get(o, "reason")) ?: "";
+		char in_op[48];
+		snprintf(in_op, sizeof in_op, " in %s", pq_op_name(op));
+		const char *hit = strstr(reason, in_op);
+		if (strcmp(json_string_value(json_object_get(o, "verdict")) ?: "", "TIMEOUT") == 0 && hit &&
+		    (hit[strlen(in_op)] == '\0' || hit[strlen(in_op)] == ',' || hit[strlen(in_op)] == ' '))
+			snprintf(why, len, "its KAT replay timed out (%s)", reason);
+		json_decref(r);
+	}
+	return why[0] != '\0';
+}
+
+int op_timed_out(const struct campaign *c, const struct unit *u, enum pq_op op, char *why, size_t len)
+{
+	if (op_itself_timed_out(c, u, op, why, len))
+		return 1;
+	/* verify needs a signature, dec a ciphertext: made by the operation that hung. */
+	enum pq_op need = op == PQ_OP_VERIFY ? PQ_OP_SIGN : op == PQ_OP_DEC ? PQ_OP_ENC : op;
+	char w[360];
+	if (need != op && op_itself_timed_out(c, u, need, w, sizeof w)) {
+		snprintf(why, len, "it needs %s, and %s", pq_op_name(need), w);
+		return 1;
+	}
+	return 0;
+}
+
 int record_done(const char *path)
 {
 	json_t *r = read_json(path);

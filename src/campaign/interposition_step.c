@@ -94,7 +94,26 @@ void interposition_all(struct campaign *c, json_t *env)
 		json_t *desc;
 		enum pq_op ops[PQ_OP_COUNT];
 		int nops = unit_ops(c, u, &desc, ops);
+		/* Operations that timed out already are not run again (the record names them). */
+		json_t *skipped = json_object();
+		int kept = 0;
+		for (int i = 0; i < nops; i++) {
+			char why[400];
+			if (op_timed_out(c, u, ops[i], why, sizeof why))
+				json_object_set_new(skipped, pq_op_name(ops[i]), json_string(why));
+			else
+				ops[kept++] = ops[i];
+		}
+		nops = kept;
 		int skip = !desc || !is_file(lib) || record_done(rec);
+		if (!skip && nops == 0) {
+			json_t *r = json_pack("{s:s, s:s, s:O}", "schema", "pqprof.interposition/1", "status", "skipped",
+			                      "skipped_ops", skipped);
+			tag_record(u, r);
+			put_record(c, rec, r);
+			json_decref(r);
+			skip = 1;
+		}
 		if (!skip) {
 			campaign_progress(c, "interposition", u, NULL);
 			struct interpose_check_opts io = {
@@ -110,11 +129,14 @@ void interposition_all(struct campaign *c, json_t *env)
 				step_error(c, u, "interposition", &err);
 			} else {
 				json_object_set_new(r, "status", json_string("complete"));
+				if (json_object_size(skipped))
+					json_object_set(r, "skipped_ops", skipped);
 				tag_record(u, r);
 				put_record(c, rec, r);
 				json_decref(r);
 			}
 		}
+		json_decref(skipped);
 		json_decref(desc);
 		step_done(c, t, skip);
 	}

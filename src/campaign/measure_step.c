@@ -88,6 +88,19 @@ void unit_rest(struct campaign *c, struct unit *u, json_t *env)
 			path_of(c, rec, sizeof rec, sub, u->label, pq_op_name(ops[i]), ".json");
 			t = mono_s();
 			skip = !ok || !c->want[s] || record_done(rec);
+			char why[400];
+			if (!skip && op_timed_out(c, u, ops[i], why, sizeof why)) {
+				/* A hung operation costs one time limit, not one per step: the record says why it did not run. */
+				json_t *r = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:b}}", "op", pq_op_name(ops[i]), "status",
+				                      "failed", "failure", "stage", sub, "kind", "TIMEOUT", "reason", why, "blame",
+				                      "scheme", "not_run", 1);
+				json_object_set_new(r, "schema", json_string(s == STEP_MEM ? "pqprof.memory/1" : "pqprof.profile/1"));
+				tag_record(u, r);
+				put_record(c, rec, r);
+				json_decref(r);
+				nfailed++;
+				skip = 1;
+			}
 			if (!skip) {
 				campaign_progress(c, step_names[s], u, pq_op_name(ops[i]));
 				if (s == STEP_MEM) {

@@ -62,6 +62,7 @@ int cmd_bench(int argc, char **argv)
 		return PQ_EUSAGE;
 	}
 	json_t *desc = NULL;
+	instance_describe_limit(timeout);
 	if (instance_describe(pos[0], &desc, &err) < 0)
 		return cmd_fail("bench", &err);
 	enum pq_op ops[PQ_OP_COUNT];

@@ -71,6 +71,7 @@ int cmd_kat(int argc, char **argv)
 	json_t *desc = NULL;
 	pq_error derr = { 0 };
 	/* A load failure becomes LOADFAIL below; pqprof's own (memory) is an error. */
+	instance_describe_limit(timeout);
 	if (instance_describe(pos[0], &desc, &derr) < 0 && derr.code == PQ_ENOMEM) {
 		free(sib);
 		return cmd_fail("kat", &derr);

@@ -1,5 +1,6 @@
 /* pqprof run: from a scheme, a submission tree or a library to a report. */
 #include "config.h"
+#include "supervise/describe.h"
 #include "cmd/commands.h"
 #include "instance/builder.h"
 #include "cmd/cmd_common.h"
@@ -126,7 +127,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
 	long cpu = -1, trials = 0;
-	double timeout = 900, kat_timeout = 900, target = 0, leak_budget = 0, op_budget = 0, precision = 0, budget = 0;
+	double timeout = 900, kat_timeout = -1, target = 0, leak_budget = 0, op_budget = 0, precision = 0, budget = 0;
 	const char *pairing = "in-process";
 	int quick = 0, fresh = 0, no_report = 0, trust_flags = 0, dry = 0, no_observe = 0;
 	const char *source_root = NULL, *manifest = NULL, *context = NULL;
@@ -275,6 +276,10 @@ int cmd_run(int argc, char **argv)
 		opt_list_free(&make_vars);
 		return PQ_EUSAGE;
 	}
+	/* One limit for every child unless a scope says otherwise: --timeout 5 holds the KAT replay to 5 s too. */
+	if (kat_timeout < 0)
+		kat_timeout = timeout;
+	instance_describe_limit(timeout);
 	char *command = cmd_join_argv("pqprof", argc, argv);
 	struct campaign_opts o = {
 		.out_dir = out, .system = system, .profiles = profiles, .steps = steps, .cpu = (int)cpu,

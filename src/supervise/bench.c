@@ -25,6 +25,9 @@ const char *bench_failure_kind(const struct child_result *res)
 	case CHILD_SIGNALED: return "CRASH";
 	case CHILD_EXIT_IN_OP: return "EXIT";
 	case CHILD_FAILED: return "CRYPTOFAIL";
+	case CHILD_FLOODED: return "FLOOD";
+	case CHILD_TAMPERED: return "TAMPERED";
+	case CHILD_CHANNEL_LOST: return "CHANNEL_CLOSED";
 	default: return "FAILED";
 	}
 }
@@ -122,6 +125,15 @@ static json_t *record_base(const struct bench_config *cfg)
 		json_object_set_new(rec, "command", json_string(cfg->command));
 	if (cfg->environment)
 		json_object_set(rec, "environment", cfg->environment);
+	return rec;
+}
+
+json_t *bench_not_run_record(const struct bench_config *cfg, const char *why)
+{
+	json_t *rec = record_base(cfg);
+	json_object_set_new(rec, "status", json_string("failed"));
+	json_object_set_new(rec, "failure", json_pack("{s:s, s:s, s:s, s:s, s:b}", "stage", "bench", "kind", "TIMEOUT",
+	                                              "reason", why, "blame", "scheme", "not_run", 1));
 	return rec;
 }
 

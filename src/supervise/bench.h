@@ -66,5 +66,11 @@ int bench_run_interleaved(const struct bench_config *cfgs, int n, json_t **recor
 /* The child result as a verdict string and one-line reason. */
 struct child_result;
 const char *bench_failure_kind(const struct child_result *res);
+/*
+ * The record of a bench that was not run because the operation already
+ * timed out (in the KAT replay): status failed, failure kind TIMEOUT,
+ * blamed on the scheme, "not_run": true, the reason why (new reference).
+ */
+json_t *bench_not_run_record(const struct bench_config *cfg, const char *why);
 
 #endif

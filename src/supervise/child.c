@@ -149,10 +149,13 @@ static const char *uprobe_handover(const struct child_spec *spec, char *arg, siz
 }
 
 /* In the child, results on RUNNER_RESULT_FD: the runner is not started, and why (fixed text, JSON-safe). */
+/* The key of the job being started: the forked child writes its own refusals with it. */
+static char spawn_key[RUNNER_NONCE_LEN + 1];
+
 static void exec_refused(const char *why)
 {
-	char msg[256];
-	int n = snprintf(msg, sizeof msg, "{\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"%s\"}\n", why);
+	char msg[320];
+	int n = snprintf(msg, sizeof msg, "%s {\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"%s\"}\n", spawn_key, why);
 	if (n > 0 && (size_t)n < sizeof msg && write(RUNNER_RESULT_FD, msg, (size_t)n) < 0)
 		_exit(126);
 	_exit(126);
@@ -301,9 +304,11 @@ static void exec_runner(const struct child_spec *spec, int res_w, int out_w, int
 		argv[k++] = (char *)contain_job_path(ct, spec->extra_libs[i], extra_fd[i], sizeof extra_fd[i]);
 	}
 	contain_exec(ct, runner, argv);
-	char msg[PATH_MAX + 128];
-	int n = snprintf(msg, sizeof msg, "{\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"cannot run %s: %s\"}\n",
-	                 runner, strerror(errno));
+	char msg[PATH_MAX + 200];
+	int n = snprintf(msg, sizeof msg, "%s {\"ev\":\"error\",\"kind\":\"exec\",\"msg\":\"cannot run %s: %s\"}\n",
+	                 spawn_key, runner, strerror(errno));
+	if (n >= (int)sizeof msg)
+		n = (int)sizeof msg - 1;
 	if (n > 0 && write(RUNNER_RESULT_FD, msg, (size_t)n) < 0)
 		_exit(126);
 	_exit(126);
@@ -556,6 +561,7 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 	/* What the runner must still see in its private view: its libraries and their run paths. */
 	const char *vis[CONTAIN_MAX_VISIBLE];
 	int nvis = 0;
+	vis[nvis++] = child_runner_path();
 	if (spec->lib)
 		vis[nvis++] = spec->lib;
 	for (int i = 0; i < spec->nextra_libs && nvis < CONTAIN_MAX_VISIBLE; i++)
@@ -584,6 +590,7 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 		return pq_fail_errno(err, PQ_EIO, "cannot make the runner's channel key");
 	}
 	close(keyp[1]);
+	memcpy(spawn_key, lb.key, sizeof spawn_key);
 	pid_t pid = contain_fork(&ct, &co, err);
 	if (pid < 0) {
 		close(resp[0]); close(resp[1]); close(outp[0]); close(outp[1]); close(keyp[0]);

@@ -4,10 +4,17 @@
 #include "supervise/blame.h"
 #include "supervise/child.h"
 
+static double limit_s = DESCRIBE_LIMIT_S;
+
+void instance_describe_limit(double timeout_s)
+{
+	limit_s = timeout_s > 0 && timeout_s < DESCRIBE_LIMIT_S ? timeout_s : DESCRIBE_LIMIT_S;
+}
+
 int instance_describe(const char *lib, json_t **desc, pq_error *err)
 {
 	*desc = NULL;
-	struct child_spec cs = { .job = "info", .lib = lib, .timeout_s = 120, .cpu = -1 };
+	struct child_spec cs = { .job = "info", .lib = lib, .timeout_s = limit_s, .cpu = -1 };
 	struct child_result res;
 	int r = child_run(&cs, &res, err);
 	if (r < 0)

@@ -18,4 +18,12 @@
  */
 int instance_describe(const char *lib, json_t **desc, pq_error *err);
 
+/*
+ * The time limit of instance_describe: the command's --timeout S, at most
+ * DESCRIBE_LIMIT_S (loading a library and asking its descriptor takes
+ * milliseconds; a constructor that loops is stopped at the limit).
+ */
+#define DESCRIBE_LIMIT_S 120.0
+void instance_describe_limit(double timeout_s);
+
 #endif
