@@ -185,6 +185,9 @@ static void do_kat(struct campaign *c, const struct unit *u, json_t *desc, json_
 		.timeout_s = c->o->kat_timeout_s > 0 ? c->o->kat_timeout_s : 900, .log_path = log,
 		.instance = desc,
 	};
+	const char *env_root = getenv("PQPROF_SOURCE_ROOT");
+	ko.source_root = c->o->source_root ? c->o->source_root : env_root && *env_root ? env_root
+	                 : c->have_desc ? c->desc.dir : NULL;
 	struct own_kat own = { .tree = u->tree, .unit_name = u->select[0] ? u->select : u->instance,
 	                       .lib_name = json_string_value(json_object_get(desc, "name")) };
 	if (ko.observed_copy) {

@@ -48,7 +48,7 @@ int round_is_round(const char *dir)
 	int classic = 0;
 	for (int i = 0; i < n; i++) {
 		char p[PATH_MAX];
-		if (path_fmt(p, sizeof p, NULL, "%s/%s", dir, l[i]->d_name) == 0 && is_dir(p)) {
+		if (path_fmt(p, sizeof p, NULL, "%s/%s", dir, l[i]->d_name) == 0 && is_dir(p) && path_inside_tree(p, dir)) {
 			classic |= package_classic_folder(l[i]->d_name);
 			own += !package_passed_over(p, l[i]->d_name) && (has_descriptor(p) || package_is_package(p));
 		}
@@ -117,8 +117,9 @@ int round_find(const char *const *targets, int n, int force_round, struct round 
 			return pq_fail_errno(err, PQ_EINPUT, "%s", targets[t]);
 		for (int i = 0; i < m; i++) {
 			char p[PATH_MAX];
+			/* A link out of the round (to /, to another tree) is passed over, never walked. */
 			if (k == 0 && path_fmt(p, sizeof p, err, "%s/%s", targets[t], l[i]->d_name) == 0 && is_dir(p) &&
-			    !package_passed_over(p, l[i]->d_name))
+			    path_inside_tree(p, targets[t]) && !package_passed_over(p, l[i]->d_name))
 				k = add_package(r, p, err);
 			else if (k == 0 && err && err->code)
 				k = -err->code;

@@ -1,5 +1,6 @@
 /* pqprof kat: gate an instance on its known-answer tests. */
 #include "config.h"
+#include "kat/manifest.h"
 #include "core/path_name.h"
 #include "core/json_file.h"
 #include "core/safe_name.h"
@@ -68,6 +69,17 @@ int cmd_kat(int argc, char **argv)
 		free(sib);
 		return cmd_fail("kat", &err);
 	}
+	/* A manifest that cannot be read is bad input (exit 2), not a KAT verdict. */
+	if (manifest) {
+		struct manifest m;
+		if (manifest_read(manifest, &m, &err) < 0) {
+			free(sib);
+			if (err.code != PQ_ENOMEM)
+				err.code = PQ_EINPUT;
+			return cmd_fail("kat", &err);
+		}
+		manifest_free(&m);
+	}
 	json_t *desc = NULL;
 	pq_error derr = { 0 };
 	/* A load failure becomes LOADFAIL below; pqprof's own (memory) is an error. */
@@ -92,7 +104,7 @@ int cmd_kat(int argc, char **argv)
 	struct kat_gate_opts o = {
 		.lib = pos[0], .vectors = vectors, .manifest = manifest, .search_tree = !no_search,
 		.records = records, .timeout_s = timeout, .emit = emit, .log_path = log[0] ? log : NULL,
-		.siblings = sib,
+		.siblings = sib, .source_root = getenv("PQPROF_SOURCE_ROOT"),
 	};
 	struct record_ctx ctx = { .instance = desc };
 	struct kat_gate_result res;

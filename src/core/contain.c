@@ -36,6 +36,8 @@ struct reaper_report {
 static struct contain_caps caps;
 static int probed;
 
+static int system_dir(const char *dir);
+
 static int env_off(void)
 {
 	const char *e = getenv("PQPROF_CONTAIN");
@@ -432,6 +434,11 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 	for (int i = 0; o && i < o->nvisible && c->nvisible < CONTAIN_MAX_VISIBLE; i++)
 		if (o->visible[i] && strlen(o->visible[i]) < PATH_MAX)
 			snprintf(c->visible[c->nvisible++], PATH_MAX, "%s", o->visible[i]);
+	for (int i = 0; o && i < o->nhidden && c->nhidden < CONTAIN_MAX_HIDDEN; i++) {
+		char real[PATH_MAX];
+		if (o->hidden[i] && realpath(o->hidden[i], real) && !system_dir(real))
+			snprintf(c->hidden[c->nhidden++], PATH_MAX, "%s", real);
+	}
 	for (int i = 0; c->as_user && o && i < o->nsearch_dirs; i++) {
 		struct stat sb;
 		if (stat(o->search_dirs[i], &sb) == 0 && !access_by(o->search_dirs[i], X_OK, caps.uid, caps.gid)) {
@@ -556,7 +563,9 @@ const char *contain_job_path(const struct contained *c, const char *path, char *
 {
 	if (!c->via_fd)
 		return path;
-	int fd0 = open(path, O_RDONLY); /* no O_CLOEXEC: the job opens it after exec */
+	int fd0 = open_regular(path);
+	if (fd0 >= 0)
+		fcntl(fd0, F_SETFD, 0); /* the job opens it after exec */
 	/* Above the numbers a runner gives meaning to (3 and 4). */
 	int fd = fd0 >= 0 ? fcntl(fd0, F_DUPFD, 100) : -1;
 	if (fd0 >= 0)
@@ -599,6 +608,19 @@ static void unescape_octal(char *s)
 	*o = '\0';
 }
 
+static int is_below(const char *path, const char *dir);
+
+/* "/" and the system's own directories: never hidden from a job (it could not run). */
+static int system_dir(const char *dir)
+{
+	static const char *const sys[] = { "/", "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/sys",
+	                                   "/dev", "/tmp", "/var", "/var/tmp", "/dev/shm", "/run" };
+	for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
+		if (strcmp(dir, sys[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int is_below(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -610,7 +632,8 @@ static int is_below(const char *path, const char *dir)
  * `root` (bound at its own path) and the private temporary directory
  * (bound on /tmp, /var/tmp and /dev/shm) are the only writable places.
  */
-static int isolate_fs(const char *root, const char (*visible)[PATH_MAX], int nvisible)
+static int isolate_fs(const char *root, const char (*visible)[PATH_MAX], int nvisible,
+                      const char (*hidden)[PATH_MAX], int nhidden)
 {
 	char tmp[PATH_MAX + 8], fdpath[64];
 	static const char *const tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
@@ -628,6 +651,8 @@ static int isolate_fs(const char *root, const char (*visible)[PATH_MAX], int nvi
 		struct stat vsb;
 		for (size_t t = 0; t < sizeof tmps / sizeof tmps[0]; t++)
 			under |= is_below(visible[i], tmps[t]) && strcmp(visible[i], tmps[t]) != 0;
+		for (int h = 0; h < nhidden; h++)
+			under |= is_below(visible[i], hidden[h]);
 		visfd[i] = under ? open(visible[i], O_PATH | O_CLOEXEC) : -1;
 		visdir[i] = visfd[i] >= 0 && fstat(visfd[i], &vsb) == 0 && S_ISDIR(vsb.st_mode);
 	}
@@ -635,6 +660,13 @@ static int isolate_fs(const char *root, const char (*visible)[PATH_MAX], int nvi
 	for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++) {
 		struct stat sb;
 		if (stat(tmps[i], &sb) == 0 && S_ISDIR(sb.st_mode) && mount(fdpath, tmps[i], NULL, MS_BIND, NULL) != 0)
+			return -1;
+	}
+	/* Hidden directories: an empty tmpfs over each (made read-only with the rest below). */
+	for (int h = 0; h < nhidden; h++) {
+		struct stat hsb;
+		if (stat(hidden[h], &hsb) == 0 && S_ISDIR(hsb.st_mode) &&
+		    mount("pqprof-hidden", hidden[h], "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") != 0)
 			return -1;
 	}
 	for (int i = 0; i < nvisible; i++) {
@@ -709,7 +741,7 @@ int contain_fs_isolation(void)
 
 int contain_enter(const struct contained *c)
 {
-	if (c->private_root[0] && isolate_fs(c->private_root, c->visible, c->nvisible) < 0)
+	if (c->private_root[0] && isolate_fs(c->private_root, c->visible, c->nvisible, c->hidden, c->nhidden) < 0)
 		fprintf(stderr, "pqprof: the private file system view could not be made: %s\n", strerror(errno));
 	const char *wd = c->workdir[0] ? c->workdir : c->scratch;
 	if (wd[0] && chdir(wd) != 0)

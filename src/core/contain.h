@@ -51,6 +51,7 @@ const struct contain_caps *contain_caps(void);
 json_t *contain_to_json(void);
 
 #define CONTAIN_MAX_VISIBLE 12
+#define CONTAIN_MAX_HIDDEN 8
 
 struct contained {
 	pid_t pid;              /* the job: its process group is pid (host pid) */
@@ -68,6 +69,8 @@ struct contained {
 	int scratch_fd;         /* the scratch directory, opened when made (-1: none) */
 	char visible[CONTAIN_MAX_VISIBLE][PATH_MAX]; /* opts.visible */
 	int nvisible;
+	char hidden[CONTAIN_MAX_HIDDEN][PATH_MAX];   /* opts.hidden */
+	int nhidden;
 };
 
 /* A file written into a job's scratch directory before it starts. */
@@ -116,6 +119,15 @@ struct contain_opts {
 	 */
 	const char *const *visible;
 	int nvisible;
+	/*
+	 * Directories the job must not see at all (with private_scratch): each
+	 * is covered by an empty, read-only file system in its view, so that a
+	 * KAT replay cannot read the vectors it is judged against.  What
+	 * `visible` names below them is bound back.  "/" and the system's own
+	 * directories are never hidden.
+	 */
+	const char *const *hidden;
+	int nhidden;
 };
 
 

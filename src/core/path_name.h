@@ -13,4 +13,16 @@
  */
 const char *path_base(const char *path);
 
+/* Is path dir itself or below it (text only; both resolved by the caller)? */
+int path_is_below(const char *path, const char *dir);
+
+/*
+ * Does path, resolved (links followed), stay inside root (resolved too), or
+ * inside the tree that $PQPROF_SOURCE_ROOT names?  The rule every walk of a
+ * user's or a submitter's folders keeps: a link out of the folder it was
+ * given is passed over, never followed (a round holding a link to /, a
+ * KAT/ folder holding a link to /etc/shadow).  0 when path does not exist.
+ */
+int path_inside_tree(const char *path, const char *root);
+
 #endif

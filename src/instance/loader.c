@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,9 @@ int loader_check_elf(const char *path, pq_error *err)
 {
 	int fd = open_regular(path);
 	if (fd < 0)
-		return pq_fail_errno(err, PQ_ELOAD, "%s", path);
+		return errno == ESPIPE || errno == ENODEV || errno == EISDIR
+		       ? pq_fail(err, PQ_ELOAD, "%s: %s", path, open_regular_why(errno))
+		       : pq_fail_errno(err, PQ_ELOAD, "%s", path);
 	Elf64_Ehdr eh;
 	ssize_t n = read(fd, &eh, sizeof eh);
 	int interp = 0;

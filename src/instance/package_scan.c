@@ -101,16 +101,19 @@ static void note(struct pkg_scan *ps, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The folder being scanned (package_scan sets it): a link out of it is neither a directory nor a file here. */
+static const char *walk_root;
+
 static int is_dir(const char *p)
 {
 	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && (!walk_root || path_inside_tree(p, walk_root));
 }
 
 static int is_file(const char *p)
 {
 	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && (!walk_root || path_inside_tree(p, walk_root));
 }
 
 static int visible_dir(const struct dirent *de)
@@ -1436,6 +1439,7 @@ int package_scan(const char *dir, const char *within, struct pkg_scan *ps, pq_er
 	if (!realpath(dir, ps->root))
 		return pq_fail_errno(err, PQ_EINPUT, "%s", dir);
 	struct pkg_state st = { .ps = ps, .within = within ? within : ps->root };
+	walk_root = st.within;
 	st.kats = calloc(MAX_KAT_FILES, sizeof *st.kats);
 	st.trees = calloc(MAX_TREES, sizeof *st.trees);
 	int *counts = calloc(MAX_TREES, sizeof *counts);
@@ -1476,6 +1480,7 @@ int package_scan(const char *dir, const char *within, struct pkg_scan *ps, pq_er
 	if (ps->ninst == 0)
 		r = pq_fail(err, PQ_EINPUT, "%s: no instance found in its implementation trees", dir);
 out:
+	walk_root = NULL;
 	free_vectors(&st);
 	free(st.kats);
 	free(st.trees);

@@ -1,5 +1,6 @@
 /* kat_locate: a tree's vector file found by its first record; see kat_locate.h. */
 #include "config.h"
+#include "core/path_name.h"
 #include "kat/kat_locate.h"
 #include "core/digest.h"
 
@@ -157,6 +158,7 @@ static int read_head(const char *path, char *buf, size_t cap, size_t *len)
 }
 
 struct walk {
+	const char *root;       /* the folder searched: links out of it are passed over */
 	const struct kat_want *w;
 	struct kat_candidate *v;
 	size_t n, cap;
@@ -184,7 +186,7 @@ static void walk(struct walk *wk, const char *dir, int depth)
 				walk(wk, sub, depth - 1);
 			continue;
 		}
-		if (S_ISLNK(sb.st_mode) && stat(sub, &sb) != 0)
+		if (S_ISLNK(sb.st_mode) && (!path_inside_tree(sub, wk->root) || stat(sub, &sb) != 0))
 			continue;
 		if (!S_ISREG(sb.st_mode) || (size_t)sb.st_size > KAT_LOCATE_MAX_BYTES || !may_hold_vectors(de->d_name))
 			continue;
@@ -223,7 +225,7 @@ int kat_locate_all(const char *root, const struct kat_want *w, struct kat_candid
 	*out = NULL;
 	if (!root || !w)
 		return 0;
-	struct walk wk = { .w = w, .head = malloc(HEAD_BYTES) };
+	struct walk wk = { .root = root, .w = w, .head = malloc(HEAD_BYTES) };
 	if (!wk.head)
 		return -1;
 	walk(&wk, root, KAT_LOCATE_DEPTH);

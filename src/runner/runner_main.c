@@ -12,6 +12,7 @@
 #include "instance/loader.h"
 #include "runner/memprobe.h"
 #include "runner/scheme_output.h"
+#include "kat/kat_round.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -100,6 +101,20 @@ int main(int argc, char **argv)
 	runner_set_loading(0);
 	if (lr < 0) {
 		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", err.msg));
+		finish(PQ_ELOAD);
+	}
+	/* Sizes no scheme has: every job would fail allocating them, so the library is refused as unusable. */
+	struct pqprof_sizes sz = { 0 };
+	if (env.inst && env.inst->get_sizes)
+		env.inst->get_sizes(&sz);
+	if (sz.pk > KAT_SIZE_SANITY_MAX || sz.sk > KAT_SIZE_SANITY_MAX || sz.sig > KAT_SIZE_SANITY_MAX ||
+	    sz.ct > KAT_SIZE_SANITY_MAX || sz.ss > KAT_SIZE_SANITY_MAX) {
+		char msg[320];
+		snprintf(msg, sizeof msg, "instance declares absurd sizes (pk %llu, sk %llu, sig %llu, ct %llu, ss %llu; "
+		         "at most %llu each)", (unsigned long long)sz.pk, (unsigned long long)sz.sk,
+		         (unsigned long long)sz.sig, (unsigned long long)sz.ct, (unsigned long long)sz.ss,
+		         (unsigned long long)KAT_SIZE_SANITY_MAX);
+		runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "load", "msg", msg));
 		finish(PQ_ELOAD);
 	}
 	if (strcmp(job->name, "mem") == 0)

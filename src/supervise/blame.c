@@ -55,5 +55,6 @@ const char *blame_kind(int code)
 {
 	if (code < 0)
 		code = -code;
-	return code == PQ_ESCHEME ? "scheme" : "tool";
+	/* A library that does not load, or declares sizes no scheme has, is the submission's. */
+	return code == PQ_ESCHEME || code == PQ_ELOAD ? "scheme" : "tool";
 }

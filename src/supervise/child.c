@@ -570,7 +570,9 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 		vis[nvis++] = rpp[i];
 	struct contain_opts co = { .readable = spec->lib, .search_dirs = rpp, .nsearch_dirs = nrp,
 	                           .private_scratch = 1, .files = spec->inputs, .nfiles = spec->ninputs,
-	                           .visible = vis, .nvisible = nvis };
+	                           .visible = vis, .nvisible = nvis, .hidden = spec->hidden };
+	while (spec->hidden && spec->hidden[co.nhidden])
+		co.nhidden++;
 	/* The job's channel key: a fresh random one, handed over on a pipe the runner reads before loading the scheme. */
 	struct linebuf lb = { 0 };
 	int keyp[2] = { -1, -1 };

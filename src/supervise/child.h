@@ -80,6 +80,8 @@ struct child_spec {
 	 */
 	const char *const *collect;
 	size_t collect_cap;
+	/* Directories the runner must not see (contain_opts.hidden): NULL-terminated, or NULL. */
+	const char *const *hidden;
 };
 
 #define CHILD_COLLECT_CAP (1ull << 30)

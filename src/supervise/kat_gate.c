@@ -64,8 +64,8 @@ static void set_verdict(struct kat_outcome *o, enum kat_verdict v, const char *f
 	va_end(ap);
 }
 
-/* Depth-limited search of the submission tree for the official file name. */
-static int find_file(const char *dir, const char *name, int depth, char *out, size_t len)
+/* Depth-limited search of the submission tree (root) for the official file name; links out of it are passed over. */
+static int find_file_in(const char *root, const char *dir, const char *name, int depth, char *out, size_t len)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -78,17 +78,22 @@ static int find_file(const char *dir, const char *name, int depth, char *out, si
 			continue;
 		snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
 		struct stat sb;
-		if (stat(sub, &sb) != 0)
+		if (lstat(sub, &sb) != 0 || (S_ISLNK(sb.st_mode) && (!path_inside_tree(sub, root) || stat(sub, &sb) != 0)))
 			continue;
 		if (S_ISREG(sb.st_mode) && strcmp(de->d_name, name) == 0) {
 			snprintf(out, len, "%s", sub);
 			found = 1;
 		} else if (S_ISDIR(sb.st_mode) && depth > 0) {
-			found = find_file(sub, name, depth - 1, out, len);
+			found = find_file_in(root, sub, name, depth - 1, out, len);
 		}
 	}
 	closedir(d);
 	return found;
+}
+
+static int find_file(const char *dir, const char *name, int depth, char *out, size_t len)
+{
+	return find_file_in(dir, dir, name, depth, out, len);
 }
 
 /* Last op/record the runner reported, for reasons like "in sign, record 3". */
@@ -202,7 +207,8 @@ static void sizes_of(json_t *desc, struct kat_instance_sizes *s)
  * in cr's files.
  */
 static int replay(const char *lib, long records, double timeout_s, unsigned long long as_limit,
-                  const char *produced, const char *outcome, struct child_result *cr, pq_error *err)
+                  const char *const *hide, const char *produced, const char *outcome, struct child_result *cr,
+                  pq_error *err)
 {
 	char recs[32];
 	snprintf(recs, sizeof recs, "%ld", records);
@@ -210,7 +216,7 @@ static int replay(const char *lib, long records, double timeout_s, unsigned long
 	static const char *const files[] = { "produced", "outcome", NULL };
 	struct child_spec cs = {
 		.job = "kat", .lib = lib, .args = args, .timeout_s = timeout_s > 0 ? timeout_s : 900,
-		.cpu = -1, .as_limit = as_limit ? as_limit : child_default_as_limit(), .collect = files,
+		.cpu = -1, .as_limit = as_limit ? as_limit : child_default_as_limit(), .collect = files, .hidden = hide,
 	};
 	int r = child_run(&cs, cr, err);
 	if (r < 0)
@@ -224,6 +230,41 @@ static int replay(const char *lib, long records, double timeout_s, unsigned long
 		}
 	}
 	return 0;
+}
+
+/*
+ * What the replaying runner must not see: every place the expected vectors
+ * can be (the tree, the folders of --vectors and --manifest, the observed
+ * build's copy, where the verdict record and the kept reference go), so
+ * that a scheme cannot read its vectors and echo them back.
+ */
+#define KAT_HIDDEN_MAX 7
+static void hidden_dirs(const struct kat_gate_opts *o, json_t *desc, char dirs[][PATH_MAX], const char **hide)
+{
+	const char *src = desc ? json_string_value(json_object_get(desc, "source_dir")) : NULL;
+	const char *files[] = { o->vectors, o->manifest, o->record_path, o->log_path };
+	int n = 0;
+	if (src && *src)
+		snprintf(dirs[n++], PATH_MAX, "%s", src);
+	if (o->observed_copy && *o->observed_copy)
+		snprintf(dirs[n++], PATH_MAX, "%s", o->observed_copy);
+	if (o->source_root && *o->source_root)
+		snprintf(dirs[n++], PATH_MAX, "%s", o->source_root);
+	for (size_t i = 0; i < sizeof files / sizeof files[0] && n < KAT_HIDDEN_MAX; i++) {
+		if (!files[i] || !*files[i])
+			continue;
+		char abs[PATH_MAX];
+		if (!realpath(files[i], abs) && snprintf(abs, sizeof abs, "%s", files[i]) >= (int)sizeof abs)
+			continue;
+		char *slash = strrchr(abs, '/');
+		if (!slash || slash == abs)
+			continue;
+		*slash = '\0';
+		snprintf(dirs[n++], PATH_MAX, "%s", abs);
+	}
+	for (int i = 0; i < n; i++)
+		hide[i] = dirs[i];
+	hide[n] = NULL;
 }
 
 /* Why the runner's vector file was not there to read ("" when it was, or was never asked for). */
@@ -273,7 +314,10 @@ static void sibling_replay(const struct kat_gate_opts *o, const char *tmpdir, st
 	snprintf(outcome, sizeof outcome, "%s/sibling-outcome", tmpdir);
 	struct child_result cr;
 	pq_error e = { 0 };
-	if (replay(sb->lib, o->records, o->timeout_s, o->as_limit, produced, outcome, &cr, &e) == 0) {
+	char dirs[KAT_HIDDEN_MAX][PATH_MAX];
+	const char *hide[KAT_HIDDEN_MAX + 1];
+	hidden_dirs(o, sb->desc, dirs, hide);
+	if (replay(sb->lib, o->records, o->timeout_s, o->as_limit, hide, produced, outcome, &cr, &e) == 0) {
 		if (cr.end == CHILD_OK && kat_file_read(produced, NULL, &sb->vec, &e) == 0)
 			sb->sz.produced = &sb->vec;
 		child_result_free(&cr);
@@ -442,7 +486,7 @@ static int digest_list_check(const char *tree, const char *rel, const char *file
 		char path[PATH_MAX];
 		struct stat sb;
 		if (e->d_name[0] == '.' || (size_t)snprintf(path, sizeof path, "%s/%s", tree, e->d_name) >= sizeof path ||
-		    stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 20))
+		    !path_inside_tree(path, tree) || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 20))
 			continue;
 		char *text = NULL;
 		if (read_whole_file(path, &text, NULL, 1u << 20, NULL) < 0 || !is_digest_list(text)) {
@@ -636,6 +680,10 @@ static void judge(const struct kat_gate_opts *o, const char *produced_path, cons
 		} else if (kat_file_parse(text, len, produced_path, NULL, &prod, &err) < 0) {
 			if (!own_failure(&err, own))
 				set_verdict(out, KAT_CRASH, "produced vectors unreadable: %s", err.msg);
+		} else if (o->records > 0 && exp.nrecords < (size_t)o->records) {
+			/* Fewer records than asked for: comparing them would pass records never checked. */
+			pq_fail(own, PQ_EINPUT, "--first %ld: the reference %s holds only %zu record%s", o->records, vectors,
+			        exp.nrecords, exp.nrecords == 1 ? "" : "s");
 		} else {
 			struct kat_compare_opts co = { .max_records = o->records > 0 ? (size_t)o->records : 0 };
 			kat_judge(&exp, &prod, &co, out);
@@ -767,7 +815,10 @@ int kat_gate_run(const struct kat_gate_opts *o, struct kat_gate_result *res, pq_
 	if (res->outcome.verdict != KAT_LOADFAIL) {
 		double limit_s = o->timeout_s > 0 ? o->timeout_s : 900;
 		double t0 = mono_s();
-		int rr = replay(o->lib, o->records, limit_s, o->as_limit, produced, outcome, &cr, err);
+		char dirs[KAT_HIDDEN_MAX][PATH_MAX];
+		const char *hide[KAT_HIDDEN_MAX + 1];
+		hidden_dirs(o, desc, dirs, hide);
+		int rr = replay(o->lib, o->records, limit_s, o->as_limit, hide, produced, outcome, &cr, err);
 		if (rr < 0) {
 			json_decref(desc);
 			remove_tree(tmpdir);

@@ -51,6 +51,11 @@ struct kat_gate_opts {
 	 * "NAME=PK,SK,SIG" declared sizes.  NULL-terminated, or NULL.
 	 */
 	const char *const *siblings;
+	/*
+	 * The folder the tree's links may reach into (--source-root,
+	 * $PQPROF_SOURCE_ROOT), or NULL: hidden from the replay with the tree.
+	 */
+	const char *source_root;
 };
 
 struct kat_gate_result {

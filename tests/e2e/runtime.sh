@@ -137,6 +137,69 @@ if case_for line-shadow; then
 	fi
 fi
 
+# The vectors a replay is judged against are out of its sight.
+covered="$covered peek-vectors "
+KATDIR=$(cd "$R/peek-vectors/KAT" && pwd -P)
+if build_fixture "$R/peek-vectors" "$WORK/peek-vectors.so" --cflags "-O2 -DPEEK_AT=$KATDIR"; then
+	kat peek-vectors
+	rc_is peek-vectors 0 "peek-vectors: PASS"
+	expect_grep "$WORK/rec-peek-vectors/Toy-96.kat.log" "peek: .* holds 0 files" \
+		"peek-vectors: the replay saw an empty folder where the published vectors are"
+fi
+
+# Blame: sizes no scheme has are the scheme's, everywhere; a sign that never works gets no key-origin note.
+if case_for absurd-size; then
+	kat absurd-size
+	expect_grep "$WORK/absurd-size.out" "LOADFAIL instance declares absurd sizes" "absurd-size: LOADFAIL"
+	"$PQPROF" bench "$WORK/absurd-size.so" --op sign --trials 1 --iters 2 --records-dir "$WORK/rb-abs" \
+		>"$WORK/abs-bench.out" 2>&1
+	expect_grep "$WORK/abs-bench.out" "instance declares absurd sizes" "absurd-size: bench refuses it for the same reason"
+fi
+if case_for sign-fails; then
+	kat sign-fails
+	rc_is sign-fails 25 "sign-fails: CRYPTOFAIL"
+	if grep -q "accepts only keys generated in this process" "$WORK/sign-fails.out"; then
+		fail "sign-fails: a key-origin note without evidence"
+	else
+		pass "sign-fails: no key-origin note (its own key fails too)"
+	fi
+fi
+
+# A KAT folder whose vector file is a link out of the tree (to /etc/shadow): never read, never quoted.
+mkdir -p "$WORK/katlink"
+cp -RL "$FIX/nist-toy/." "$WORK/katlink/"
+rm -rf "$WORK/katlink/KAT"
+mkdir "$WORK/katlink/KAT"
+ln -s /etc/shadow "$WORK/katlink/KAT/PQCsignKAT_64.rsp"
+if build_fixture "$WORK/katlink" "$WORK/katlink.so"; then
+	PQPROF_SOURCE_ROOT= "$PQPROF" kat "$WORK/katlink.so" --records-dir "$WORK/rec-katlink" >"$WORK/katlink.out" 2>&1
+	echo $? >"$WORK/katlink.rc"
+	rc_is katlink 22 "KAT/ link to /etc/shadow: NOKAT (the link is passed over)"
+	if [ -r /etc/shadow ] && [ -s /etc/shadow ]; then
+		grep -v '^$' /etc/shadow >"$WORK/shadow.pat"
+		if grep -rqF -f "$WORK/shadow.pat" "$WORK/katlink.out" "$WORK/rec-katlink"; then
+			fail "katlink: a line of /etc/shadow in the output"
+		else
+			pass "katlink: nothing of /etc/shadow in the output or the records"
+		fi
+	fi
+fi
+
+# Bad input is exit 2: a reference shorter than --first, a manifest that is not one.
+if build_fixture "$FIX/nist-toy" "$WORK/toy.so"; then
+	awk '/^count = 1$/ { exit } { print }' "$FIX/toy/KAT/PQCsignKAT_64.rsp" >"$WORK/one.rsp"
+	"$PQPROF" kat "$WORK/toy.so" --vectors "$WORK/one.rsp" --first 2 --records-dir "$WORK/r-one" \
+		>"$WORK/first.out" 2>&1
+	echo $? >"$WORK/first.rc"
+	rc_is first 2 "--first 2 against a one-record reference: bad input"
+	expect_grep "$WORK/first.out" "--first 2: the reference .* holds only 1 record" "--first: the message says why"
+	printf 'this is not a manifest\n' >"$WORK/bad.sha256"
+	"$PQPROF" kat "$WORK/toy.so" --manifest "$WORK/bad.sha256" --records-dir "$WORK/r-man" >"$WORK/man.out" 2>&1
+	echo $? >"$WORK/man.rc"
+	rc_is man 2 "a malformed --manifest: bad input"
+	expect_grep "$WORK/man.out" "bad.sha256:1: " "--manifest: the message names the file and line"
+fi
+
 for d in "$R"/*/; do
 	n=$(basename "$d")
 	case "$covered" in *" $n "*) ;; *) fail "fixture runtime/$n has no case in runtime.sh" ;; esac
