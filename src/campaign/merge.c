@@ -1,5 +1,6 @@
 /* merge: combine campaign directories; see merge.h. */
 #include "config.h"
+#include "core/path_name.h"
 #include "campaign/merge.h"
 #include "campaign/steps.h"
 #include "core/atomic_file.h"
@@ -62,6 +63,54 @@ static int copy_dir(const char *from, const char *to, pq_error *err)
 			r = copy_file(a, b, err);
 		else if (S_ISDIR(sb.st_mode))
 			r = copy_dir(a, b, err); /* build/<unit>/compile_commands.json */
+	}
+	closedir(d);
+	return r;
+}
+
+/*
+ * Check one input folder before anything is written: every entry a regular
+ * file or a folder inside the campaign (a link out of it, a FIFO, a device
+ * is refused), every JSON record parseable.  Nothing is copied from a set
+ * that fails here.
+ */
+static int validate_dir(const char *root, const char *from, pq_error *err)
+{
+	DIR *d = opendir(from);
+	if (!d)
+		return 0;
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char a[PATH_MAX];
+		if ((r = path_fmt(a, sizeof a, err, "%s/%s", from, de->d_name)) < 0)
+			break;
+		struct stat sb;
+		if (lstat(a, &sb) != 0) {
+			r = pq_fail_errno(err, PQ_EINPUT, "%s", a);
+		} else if (S_ISLNK(sb.st_mode) && !path_inside_tree(a, root)) {
+			r = pq_fail(err, PQ_EINPUT, "%s: a link out of the campaign folder %s: not merged", a, root);
+		} else if (stat(a, &sb) != 0) {
+			r = pq_fail_errno(err, PQ_EINPUT, "%s", a);
+		} else if (S_ISDIR(sb.st_mode)) {
+			r = validate_dir(root, a, err);
+		} else if (!S_ISREG(sb.st_mode)) {
+			r = pq_fail(err, PQ_EINPUT, "%s: not a regular file (%s): not merged", a,
+			            S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+			                                                                            : "a special file");
+		} else {
+			size_t n = strlen(a);
+			if (n > 5 && strcmp(a + n - 5, ".json") == 0) {
+				json_error_t je;
+				json_t *j = json_load_regular(a, 0, &je);
+				if (!j)
+					r = pq_fail(err, PQ_EINPUT, "%s: not a valid record (line %d: %s): nothing merged", a, je.line,
+					            je.text);
+				json_decref(j);
+			}
+		}
 	}
 	closedir(d);
 	return r;
@@ -144,6 +193,13 @@ int campaign_merge(const char *out, const char *const *inputs, int n, int force,
 		if (r == 0)
 			json_array_append_new(json_object_get(merged, "merged_from"), json_string(inputs[i]));
 	}
+	/* Every input checked whole before the first byte is written. */
+	for (int i = 0; i < n && r == 0; i++)
+		for (int s = 0; subdirs[s] && r == 0; s++) {
+			char a[PATH_MAX];
+			if ((r = path_fmt(a, sizeof a, err, "%s/%s", inputs[i], subdirs[s])) == 0)
+				r = validate_dir(inputs[i], a, err);
+		}
 	for (int i = 0; i < n && r == 0; i++)
 		for (int s = 0; subdirs[s] && r == 0; s++) {
 			char a[PATH_MAX], b[PATH_MAX];

@@ -148,6 +148,22 @@ const struct contain_caps *contain_caps(void)
 	return &caps;
 }
 
+const char *const contain_env_passed[] = {
+	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "GLIBC_TUNABLES", "LD_LIBRARY_PATH", NULL,
+};
+const char *const contain_env_fixed[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C", "LC_ALL=C", "TERM=dumb", NULL,
+};
+
+const char *contain_runner_line(void)
+{
+	return contain_fs_isolation()
+	       ? "private /tmp, /var/tmp and /dev/shm, the rest read-only; the KAT replay blind to the vectors; "
+	         "environment: PATH, HOME, TMPDIR, LANG, LC_ALL, TERM fixed (sanitizer options, LD_LIBRARY_PATH passed on)"
+	       : "no private file system view (no mount namespace); environment: PATH, HOME, TMPDIR, LANG, LC_ALL, "
+	         "TERM fixed (sanitizer options, LD_LIBRARY_PATH passed on)";
+}
+
 json_t *contain_to_json(void)
 {
 	probe();
@@ -156,6 +172,16 @@ json_t *contain_to_json(void)
 	                      caps.pid_ns ? "" : "process group (daemons that leave it are not contained)");
 	if (!o)
 		return NULL;
+	json_t *env = json_array();
+	for (int i = 0; env && contain_env_fixed[i]; i++)
+		json_array_append_new(env, json_string(contain_env_fixed[i]));
+	for (int i = 0; env && contain_env_passed[i]; i++) {
+		char item[96];
+		snprintf(item, sizeof item, "%s (passed on when set)", contain_env_passed[i]);
+		json_array_append_new(env, json_string(item));
+	}
+	json_object_set_new(o, "runner_environment", env);
+	json_object_set_new(o, "runner_view", json_string(contain_runner_line()));
 	if (caps.drop_uid)
 		json_object_set_new(o, "run_as", json_pack("{s:s, s:i, s:i}", "user", caps.user, "uid", (int)caps.uid,
 		                                           "gid", (int)caps.gid));

@@ -44,10 +44,24 @@ struct contain_caps {
 	char missing[256];     /* why something is not, or "" */
 };
 
+/*
+ * The environment a runner gets (supervise/child.c): these fixed
+ * NAME=VALUE pairs, and the names in contain_env_passed from pqprof's own
+ * environment when set (sanitizer options, the loader's path, which a lab
+ * may need for a scheme's libraries).  Nothing else of the operator's
+ * environment reaches scheme code.  NULL-terminated.
+ */
+extern const char *const contain_env_fixed[];
+extern const char *const contain_env_passed[];
+
 /* What containment this process can use (probed once, by a test child). */
 const struct contain_caps *contain_caps(void);
 
-/* The containment block of an environment record (new reference). */
+/*
+ * The containment block of an environment record (new reference): builds'
+ * and runners', with the runners' environment ("runner_environment") and
+ * private file system view ("runner_view").
+ */
 json_t *contain_to_json(void);
 
 #define CONTAIN_MAX_VISIBLE 12
@@ -200,6 +214,9 @@ int contain_finish(struct contained *c);
  */
 int contain_collect(const struct contained *c, const char *name, size_t cap, char **data, size_t *len,
                     char *why, size_t why_len);
+
+/* One line on what runners get beyond contain_caps().summary (the environment table's containment row). */
+const char *contain_runner_line(void);
 
 /* Can jobs get a private, read-only view of the file system (a mount namespace)? */
 int contain_fs_isolation(void);

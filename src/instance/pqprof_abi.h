@@ -38,6 +38,14 @@ enum pqprof_sig_api { PQPROF_SIG_PLAIN = 1, PQPROF_SIG_CONTEXT = 2 };
 typedef unsigned long long pq_u64;
 typedef int (*pqprof_rng_fn)(unsigned char *out, pq_u64 len);
 
+/*
+ * What a NIST shim's verify returns when crypto_sign_open returned 0 but did
+ * not give back the signed message (another length, other bytes): the
+ * scheme's own return was 0, and the harness says so rather than a value
+ * of its own making.
+ */
+#define PQPROF_VERIFY_WRONG_MESSAGE (-2147454895)
+
 struct pqprof_sizes {
 	pq_u64 pk, sk;
 	pq_u64 sig;      /* NGCC: max detached signature; NIST: CRYPTO_BYTES */

@@ -154,7 +154,7 @@ static void write_nist_sig(FILE *out, const char *ns, const struct shim_meta *me
 	        "\tunsigned long long got = 0;\n\t(void)pklen;\n"
 	        "\tint r = %scrypto_sign_open%s(scratch, %s&got, blob, bloblen, %spk);\n"
 	        "\tif (r != 0)\n\t\treturn r;\n"
-	        "\tif (got != mlen || (mlen && memcmp(scratch, m, mlen) != 0))\n\t\treturn -1;\n"
+	        "\tif (got != mlen || (mlen && memcmp(scratch, m, mlen) != 0))\n\t\treturn PQPROF_VERIFY_WRONG_MESSAGE;\n"
 	        "\treturn 0;\n}\n",
 	        ns, ns, sfx, meta->sig_context ? "(void *)" : "", ctx_args, ns, sfx, meta->sig_context ? "(void *)" : "",
 	        ctx_args);

@@ -86,7 +86,11 @@ int kat_check_rc(struct engine *e, int rc, const char *field)
 		return 0;
 	char w[64];
 	kat_where(w, sizeof w);
-	kat_fail(e, KAT_CRYPTOFAIL, field, "%s returned %d", w, rc);
+	if (rc == PQPROF_VERIFY_WRONG_MESSAGE)
+		kat_fail(e, KAT_CRYPTOFAIL, field, "%s: crypto_sign_open returned 0 but did not give back the signed "
+		         "message (another length or other bytes)", w);
+	else
+		kat_fail(e, KAT_CRYPTOFAIL, field, "%s returned %d", w, rc);
 	return -1;
 }
 
@@ -201,9 +205,11 @@ int sig_round_run(struct engine *e, struct sig_round *r)
 	if (!accepted) {
 		char w[64];
 		kat_where(w, sizeof w);
-		if (rc == 0)
-			kat_fail(e, KAT_CRYPTOFAIL, b[SB_BLOB].name,
-			         "%s: the opened message differs from the signed one", w);
+		if (rc == 0 || rc == PQPROF_VERIFY_WRONG_MESSAGE)
+			kat_fail(e, KAT_CRYPTOFAIL, b[SB_BLOB].name, "%s: %s", w,
+			         rc == 0 ? "the opened message differs from the signed one"
+			                 : "crypto_sign_open returned 0 but did not give back the signed message (another "
+			                   "length or other bytes)");
 		else
 			kat_fail(e, KAT_CRYPTOFAIL, b[SB_BLOB].name,
 			         "%s rejected the scheme's own signature (returned %d)", w, rc);

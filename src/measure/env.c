@@ -443,6 +443,7 @@ int env_capture(env_info *env, int cpu, const char *compiler, pq_error *err)
 	snprintf(line, sizeof line, "%s%s%s%s", cc->summary, cc->missing[0] ? " (" : "", cc->missing,
 	         cc->missing[0] ? ")" : "");
 	str_copy(env->containment, ENV_STR, line); /* one line of the environment table */
+	str_copy(env->runner_containment, ENV_STR, contain_runner_line());
 	return 0;
 }
 
@@ -463,7 +464,7 @@ static const struct str_field str_fields[] = {
 	F(processor), F(cpus_allowed), F(max_clock), F(governor), F(turbo), F(smt), F(smt_control),
 	F(memory), F(os), F(kernel), F(machine), F(compiler), F(cmake), F(pqprof_version),
 	F(start_utc), F(end_utc), F(hardware_pmu), F(hardware_pmu_detail), F(rdpmc), F(uprobes),
-	F(clocksource), F(tsc_flags), F(containment),
+	F(clocksource), F(tsc_flags), F(containment), F(runner_containment),
 };
 #undef F
 #define NSTR (sizeof str_fields / sizeof str_fields[0])
@@ -474,7 +475,7 @@ const char *const *env_json_keys(void)
 		"processor", "cpus_allowed", "max_clock", "governor", "turbo", "smt", "smt_control",
 		"memory", "os", "kernel", "machine", "compiler", "cmake", "pqprof_version",
 		"start_utc", "end_utc", "hardware_pmu", "hardware_pmu_detail", "rdpmc", "uprobes",
-		"clocksource", "tsc_flags", "containment",
+		"clocksource", "tsc_flags", "containment", "runner_containment",
 		"cpu", "max_clock_khz", "memory_mib", "perf_event_paranoid", NULL,
 	};
 	return keys;
@@ -602,5 +603,6 @@ int env_table(const env_info *env, env_row *rows, int max)
 	n = add_row(rows, n, max, "machine", "%s", env->machine);
 	n = add_row(rows, n, max, "pqprof", "%s", env->pqprof_version);
 	n = add_row(rows, n, max, "containment", "%s", env->containment);
+	n = add_row(rows, n, max, "runner containment", "%s", env->runner_containment);
 	return n;
 }

@@ -19,7 +19,7 @@
 #define ENV_STR 256
 #define ENV_WARNING_LEN 256
 #define ENV_MAX_WARNINGS 16
-#define ENV_MAX_ROWS 12
+#define ENV_MAX_ROWS 14
 /* The first rows of env_table() are exactly a report's section 2. */
 #define ENV_REPORT_ROWS 6
 
@@ -56,6 +56,7 @@ typedef struct env_info {
 	char tsc_flags[ENV_STR];      /* "constant_tsc nonstop_tsc", "none", "unknown" */
 	/* how scheme code and compilers were contained (core/contain.h) */
 	char containment[ENV_STR];
+	char runner_containment[ENV_STR]; /* what runners get beyond it (contain_runner_line) */
 } env_info;
 
 #define ENV_PARANOID_UNKNOWN (-100)

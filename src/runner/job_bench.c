@@ -110,8 +110,10 @@ int job_bench(struct runner_env *env, int argc, char **argv)
 			totals[e] += d.v[e];
 		if (rc != 0 || op_ctx_check(&c, (enum pq_op)op, &err) < 0) {
 			runner_op_end((enum pq_op)op, 1);
+			char words[64];
 			if (rc != 0)
-				pq_fail(&err, PQ_ESCHEME, "%s returned %d in call %ld", opname, rc, i + 1);
+				pq_fail(&err, PQ_ESCHEME, "%s %s in call %ld", opname, op_ctx_rc_words(rc, words, sizeof words),
+				        i + 1);
 			runner_emit(json_pack("{s:s, s:s, s:s}", "ev", "error", "kind", "cryptofail", "msg", err.msg));
 			return PQ_ESCHEME;
 		}

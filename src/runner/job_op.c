@@ -41,8 +41,10 @@ int job_prepare_op(struct runner_env *env, struct op_ctx *c, enum pq_op op, long
 int job_call_failed(struct op_ctx *c, enum pq_op op, int rc, long i)
 {
 	pq_error err = { 0 };
+	char words[64];
 	if (rc != 0)
-		pq_fail(&err, PQ_ESCHEME, "%s returned %d in call %ld", pq_op_name(op), rc, i + 1);
+		pq_fail(&err, PQ_ESCHEME, "%s %s in call %ld", pq_op_name(op), op_ctx_rc_words(rc, words, sizeof words),
+		        i + 1);
 	else if (op_ctx_check(c, op, &err) == 0)
 		return 0;
 	runner_op_end(op, 1);

@@ -169,3 +169,12 @@ int op_ctx_check(struct op_ctx *c, enum pq_op op, pq_error *err)
 		return pq_fail(err, PQ_EUSAGE, "unknown operation");
 	}
 }
+
+const char *op_ctx_rc_words(int rc, char *buf, size_t len)
+{
+	if (rc == PQPROF_VERIFY_WRONG_MESSAGE)
+		snprintf(buf, len, "returned 0 but did not give back the signed message");
+	else
+		snprintf(buf, len, "returned %d", rc);
+	return buf;
+}

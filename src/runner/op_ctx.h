@@ -36,6 +36,12 @@ struct op_ctx {
  * process: supervise/key_origin.h).  NULL for keygen, which needs none.
  */
 const char *op_ctx_keys_note(enum pq_op op);
+/*
+ * A scheme call's failure in words: "returned N", or for a NIST verify
+ * whose crypto_sign_open returned 0 with another message, says that
+ * (PQPROF_VERIFY_WRONG_MESSAGE) instead of the shim's code.
+ */
+const char *op_ctx_rc_words(int rc, char *buf, size_t len);
 
 /* Allocate buffers for an mlen-byte message (64 in benchmarks). */
 int op_ctx_init(struct op_ctx *c, const struct pqprof_instance *inst, size_t mlen, pq_error *err);

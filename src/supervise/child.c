@@ -161,51 +161,25 @@ static void exec_refused(const char *why)
 	_exit(126);
 }
 
-/*
- * The environment a runner gets: these names from pqprof's own environment
- * (sanitizer options and the loader's path, which a lab may need for a
- * scheme's libraries), and fixed values for the rest.  Nothing else of the
- * operator's environment reaches scheme code.
- */
-static const char *const runner_env_passed[] = {
-	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "GLIBC_TUNABLES", "LD_LIBRARY_PATH", NULL,
-};
-static const char *const runner_env_fixed[] = {
-	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C", "LC_ALL=C", "TERM=dumb", NULL,
-};
-
-json_t *child_runner_env_json(void)
-{
-	json_t *a = json_array();
-	for (int i = 0; a && runner_env_fixed[i]; i++)
-		json_array_append_new(a, json_string(runner_env_fixed[i]));
-	for (int i = 0; a && runner_env_passed[i]; i++) {
-		char item[64];
-		snprintf(item, sizeof item, "%s (passed on when set)", runner_env_passed[i]);
-		json_array_append_new(a, json_string(item));
-	}
-	return a;
-}
-
 /* In the child, before exec: only the allowlisted environment is left. */
 static void scrub_environment(void)
 {
 	char *keep[8];
 	int nk = 0;
-	for (int i = 0; runner_env_passed[i] && nk < 8; i++) {
-		const char *v = getenv(runner_env_passed[i]);
+	for (int i = 0; contain_env_passed[i] && nk < 8; i++) {
+		const char *v = getenv(contain_env_passed[i]);
 		if (!v)
 			continue;
-		size_t n = strlen(runner_env_passed[i]) + strlen(v) + 2;
+		size_t n = strlen(contain_env_passed[i]) + strlen(v) + 2;
 		char *kv = malloc(n);
 		if (!kv)
 			exec_refused("out of memory setting up the runner's environment");
-		snprintf(kv, n, "%s=%s", runner_env_passed[i], v);
+		snprintf(kv, n, "%s=%s", contain_env_passed[i], v);
 		keep[nk++] = kv;
 	}
 	clearenv();
-	for (int i = 0; runner_env_fixed[i]; i++)
-		putenv((char *)runner_env_fixed[i]);
+	for (int i = 0; contain_env_fixed[i]; i++)
+		putenv((char *)contain_env_fixed[i]);
 	for (int i = 0; i < nk; i++)
 		putenv(keep[i]);
 }

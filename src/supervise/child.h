@@ -155,9 +155,6 @@ void child_result_free(struct child_result *res);
 /* One line: "crashed with SIGSEGV in sign", "timed out after 900 s in keygen"... */
 void child_describe(const struct child_result *res, char *buf, size_t len);
 
-/* The runner's environment as the record states it: fixed NAME=VALUE and passed-on names (new reference). */
-json_t *child_runner_env_json(void);
-
 /* On SIGINT/SIGTERM/SIGHUP, end running children first (see core/interrupt.h). */
 void child_install_signal_forwarding(void);
 

@@ -185,6 +185,14 @@ if build_fixture "$WORK/katlink" "$WORK/katlink.so"; then
 	fi
 fi
 
+# The scheme's own answer, not one the shim made up: crypto_sign_open returned 0 with the wrong length.
+if case_for wild-mlen; then
+	kat wild-mlen
+	rc_is wild-mlen 25 "wild-mlen: CRYPTOFAIL"
+	expect_grep "$WORK/wild-mlen.out" "crypto_sign_open returned 0 but did not give back the signed message" \
+		"wild-mlen: the reason gives verify's real return"
+fi
+
 # Bad input is exit 2: a reference shorter than --first, a manifest that is not one.
 if build_fixture "$FIX/nist-toy" "$WORK/toy.so"; then
 	awk '/^count = 1$/ { exit } { print }' "$FIX/toy/KAT/PQCsignKAT_64.rsp" >"$WORK/one.rsp"

@@ -74,4 +74,16 @@ cmp -s "$WORK/b.set" "$WORK/s2.set" && pass "system 2 holds exactly shard 2" || 
 	fail "records pooled at the top level"
 expect_grep "$WORK/x/report.md" "\| 2 \| Other CPU 9000 \| processor: Other CPU 9000 \|" "index names what sets system 2 apart"
 expect_grep "$WORK/x/systems.json" '"differs": \[' "systems.json lists the differences"
+# merge checks every input before it writes: a corrupt record or a FIFO in shard 2 leaves the output empty.
+cp -R "$WORK/s2" "$WORK/s2c"
+rec=$(ls "$WORK/s2c/records/"*.json | head -1)
+printf '{"schema": "pqprof.bench/1", "op": ' >"$rec"
+expect_rc 2 "merge refuses a corrupt record" -- "$PQPROF" merge "$WORK/c" "$WORK/s1" "$WORK/s2c"
+expect_grep "$WORK/err" "$(basename "$rec"): not a valid record" "the refusal names the corrupt record"
+[ ! -e "$WORK/c/records" ] && [ ! -e "$WORK/c/campaign.json" ] && pass "nothing was written before the refusal" ||
+	fail "the refused merge wrote part of its output"
+cp -R "$WORK/s2" "$WORK/s2f"
+mkfifo "$WORK/s2f/records/extra.json"
+expect_rc 2 "merge refuses a FIFO among the records" -- "$PQPROF" merge "$WORK/f" "$WORK/s1" "$WORK/s2f"
+expect_grep "$WORK/err" "extra.json: not a regular file \(a FIFO\)" "the refusal names the FIFO"
 finish
