@@ -137,7 +137,7 @@ int cmd_run(int argc, char **argv)
 	long category = 0;
 	struct opt_scope timeouts[] = {
 		{ "", &timeout, NULL, NULL },
-		{ "kat", &kat_timeout, "time limit of the KAT replay", NULL },
+		{ "kat", &kat_timeout, "time limit of the KAT replay", "the unscoped limit" },
 		{ NULL, NULL, NULL, NULL },
 	};
 	struct opt_scope budgets[] = {
