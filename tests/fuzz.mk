@@ -11,12 +11,12 @@
 # The trace harness (fuzz_trace.c) has its replay test in tests/trace.mk;
 # it is listed here only so that "make fuzz" runs it with the others.
 
-FUZZ_REPLAY_HARNESSES = kat_file manifest records record_set
+FUZZ_REPLAY_HARNESSES = kat_file manifest records record_set elf
 
 check_PROGRAMS += tests/fuzz/fuzz_kat_file_replay tests/fuzz/fuzz_manifest_replay \
-	tests/fuzz/fuzz_records_replay tests/fuzz/fuzz_record_set_replay
+	tests/fuzz/fuzz_records_replay tests/fuzz/fuzz_record_set_replay tests/fuzz/fuzz_elf_replay
 TESTS += tests/fuzz/fuzz_kat_file_replay tests/fuzz/fuzz_manifest_replay \
-	tests/fuzz/fuzz_records_replay tests/fuzz/fuzz_record_set_replay
+	tests/fuzz/fuzz_records_replay tests/fuzz/fuzz_record_set_replay tests/fuzz/fuzz_elf_replay
 
 tests_fuzz_fuzz_kat_file_replay_SOURCES = tests/fuzz/fuzz_kat_file.c tests/fuzz/fuzz_replay.h
 tests_fuzz_fuzz_kat_file_replay_CPPFLAGS = $(AM_CPPFLAGS) -DPQ_FUZZ_STANDALONE
@@ -38,7 +38,14 @@ tests_fuzz_fuzz_record_set_replay_CPPFLAGS = $(AM_CPPFLAGS) -DPQ_FUZZ_STANDALONE
 tests_fuzz_fuzz_record_set_replay_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
 tests_fuzz_fuzz_record_set_replay_LDADD = libpqprof.a $(DEP_LIBS)
 
-EXTRA_DIST += tests/fuzz/corpus/record_set tests/fuzz/corpus/kat_file tests/fuzz/corpus/manifest \
+# The readers of a submitter's library: symbolizer (libdwfl), image sizes
+# (libelf), run path, uprobe offsets, the disassembler's branch walk (capstone).
+tests_fuzz_fuzz_elf_replay_SOURCES = tests/fuzz/fuzz_elf.c tests/fuzz/fuzz_replay.h
+tests_fuzz_fuzz_elf_replay_CPPFLAGS = $(AM_CPPFLAGS) -DPQ_FUZZ_STANDALONE
+tests_fuzz_fuzz_elf_replay_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
+tests_fuzz_fuzz_elf_replay_LDADD = libpqprof.a $(DEP_LIBS)
+
+EXTRA_DIST += tests/fuzz/corpus/elf tests/fuzz/corpus/record_set tests/fuzz/corpus/kat_file tests/fuzz/corpus/manifest \
 	tests/fuzz/corpus/records tests/fuzz/regressions
 
 FUZZ_SECONDS = 60

@@ -555,7 +555,7 @@ static const char *const expected_keys[] = {
 	"processor", "cpu", "cpus_allowed", "max_clock", "max_clock_khz", "governor", "turbo", "smt",
 	"smt_control", "memory", "memory_mib", "os", "kernel", "machine", "compiler", "cmake",
 	"pqprof_version", "start_utc", "end_utc", "hardware_pmu", "hardware_pmu_detail", "rdpmc",
-	"perf_event_paranoid", "uprobes", "clocksource", "tsc_flags", "containment", NULL,
+	"perf_event_paranoid", "uprobes", "clocksource", "tsc_flags", "containment", "runner_containment", NULL,
 };
 
 START_TEST(test_env_capture_json)
@@ -647,6 +647,7 @@ static void good_env(env_info *e)
 	strcpy(e->clocksource, "tsc");
 	strcpy(e->tsc_flags, "constant_tsc nonstop_tsc");
 	strcpy(e->containment, "PID namespace, scratch working directory, as the calling user");
+	strcpy(e->runner_containment, "private /tmp, /var/tmp and /dev/shm, the rest read-only");
 }
 
 START_TEST(test_env_warnings)

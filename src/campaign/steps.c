@@ -1,5 +1,6 @@
 /* steps: campaign steps built on other modules; see steps.h. */
 #include "config.h"
+#include "core/reader_view.h"
 #include "campaign/steps.h"
 #include "report/report.h"
 #include "report/compare.h"
@@ -58,6 +59,39 @@ static struct group_set *scheme_groups(const struct scheme_desc *scheme)
 	return gs;
 }
 
+struct analyze_call {
+	const char *trace, *opname;
+	const struct analysis_opts *ao;
+};
+
+static json_t *analyze_fn(void *ctx, pq_error *err)
+{
+	const struct analyze_call *a = ctx;
+	json_t *rec = NULL;
+	return profile_analyze_files(a->trace, a->opname, a->ao, &rec, err) < 0 ? NULL : rec;
+}
+
+/*
+ * profile_analyze_files in a reader view (core/reader_view.h): the trace's
+ * library, its DWARF and the source text it names are parsed by a child
+ * that sees only them and the outputs' folders.
+ */
+static int analyze_in_view(const char *trace, const char *opname, const struct analysis_opts *ao, json_t **rec,
+                           pq_error *err)
+{
+	struct reader_view *v = calloc(1, sizeof *v);
+	if (!v)
+		return pq_fail(err, PQ_ENOMEM, "out of memory");
+	analysis_view_add(v, trace);
+	reader_view_add_dir_of(v, ao->flamegraph, 1);
+	reader_view_add_dir_of(v, ao->folded, 1);
+	struct analyze_call call = { trace, opname, ao };
+	char note[256];
+	int r = reader_view_call(v, analyze_fn, &call, rec, note, sizeof note, err);
+	free(v);
+	return r;
+}
+
 int steps_profile(const char *dir, const char *label, const char *lib, json_t *desc, const char *opname,
                   const struct scheme_desc *scheme, double timeout_s, int quick, pq_error *errp)
 {
@@ -87,7 +121,7 @@ int steps_profile(const char *dir, const char *label, const char *lib, json_t *d
 	int r = profile_record_op(&po, (enum pq_op)op, trace, &err);
 	if (r == 0) {
 		struct analysis_opts ao = { .groups = gs, .flamegraph = svg, .folded = fold };
-		r = profile_analyze_files(trace, opname, &ao, &rec, &err);
+		r = analyze_in_view(trace, opname, &ao, &rec, &err);
 	}
 	if (r < 0) {
 		json_decref(rec);

@@ -88,6 +88,10 @@ int cmd_annotate(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return pq_exit_code(PQ_EUSAGE);
 	}
+	/* The submitter's ELF and DWARF are parsed in a reader view: nothing else of the machine is in sight. */
+	int vstatus;
+	if (cmd_reader_view("annotate", pos, diff ? 2 : 1, NULL, 0, &vstatus))
+		return vstatus;
 	json_t *before = NULL, *after = NULL;
 	if (annotate_one(pos[0], op, function, &before, &err) < 0)
 		return cmd_fail("annotate", &err);

@@ -8,6 +8,8 @@
 #include "core/options_help.h"
 #include "cmd/commands.h"
 #include "record/records.h"
+#include "core/reader_view.h"
+#include "profile/analysis.h"
 #include "instance/observe.h"
 
 #include <ctype.h>
@@ -135,4 +137,23 @@ int cmd_check_make_vars(const char *cmd, const char *const *vars, int n)
 		return PQ_EUSAGE;
 	}
 	return 0;
+}
+
+int cmd_reader_view(const char *cmd, const char *const *traces, int ntraces, const char *const *outputs,
+                    int noutputs, int *status)
+{
+	struct reader_view *v = calloc(1, sizeof *v);
+	if (!v)
+		return 0;
+	for (int i = 0; i < ntraces; i++)
+		analysis_view_add(v, traces[i]);
+	for (int i = 0; i < noutputs; i++)
+		if (outputs[i])
+			reader_view_add_dir_of(v, outputs[i], 1);
+	char note[256];
+	int r = reader_view_split(v, status, note, sizeof note);
+	free(v);
+	if (note[0])
+		fprintf(stderr, "pqprof %s: note: %s\n", cmd, note);
+	return r == 1;
 }

@@ -49,4 +49,15 @@ int cmd_fail(const char *cmd, const struct pq_error *err);
  * 0 when all are well formed; else PQ_EUSAGE, the bad one named on stderr.
  */
 int cmd_check_make_vars(const char *cmd, const char *const *vars, int n);
+
+/*
+ * Analyse traces inside a reader view (core/reader_view.h): what the
+ * traces name is readable, the folders of outputs (NULL entries skipped)
+ * and the working directory writable, nothing else.  Returns 1 in the
+ * parent once the child has ended (*status: its exit status, the
+ * command's), 0 in the child (or where no view could be made, with a
+ * note on stderr): go on with the command.
+ */
+int cmd_reader_view(const char *cmd, const char *const *traces, int ntraces, const char *const *outputs,
+                    int noutputs, int *status);
 #endif

@@ -52,6 +52,11 @@ int cmd_export(int argc, char **argv)
 		options_usage(stderr, usage, specs);
 		return pq_exit_code(PQ_EUSAGE);
 	}
+	/* The submitter's ELF and DWARF are parsed in a reader view: nothing else of the machine is in sight. */
+	const char *outs[] = { strcmp(out, "-") != 0 ? out : NULL };
+	int vstatus;
+	if (cmd_reader_view("export", pos, diff ? 2 : 1, outs, 1, &vstatus))
+		return vstatus;
 	int r = diff ? profile_flamegraph_diff(pos[0], pos[1], op, out, &err)
 	             : profile_export(pos[0], op, format, out, export_note, NULL, &err);
 	if (r < 0)

@@ -29,6 +29,11 @@ static const char usage[] =
 
 int report_trace(const char *cmd, const char *trace, const struct report_args *ra)
 {
+	/* The submitter's ELF and DWARF are parsed in a reader view: nothing else of the machine is in sight. */
+	const char *outs[] = { ra->flamegraph, ra->folded, ra->record };
+	int vstatus;
+	if (cmd_reader_view(cmd, &trace, 1, outs, 3, &vstatus))
+		return vstatus;
 	struct analysis_opts ao = { .top = ra->top, .lines = ra->lines, .groups = ra->groups,
 	                            .flamegraph = ra->flamegraph, .folded = ra->folded };
 	struct analysis *a;

@@ -73,6 +73,16 @@ static int map_self(uid_t uid, gid_t gid)
 	return write_file("/proc/self/gid_map", m);
 }
 
+int contain_map_ids(uid_t uid, gid_t gid)
+{
+	return map_self(uid, gid);
+}
+
+int contain_off(void)
+{
+	return env_off();
+}
+
 static int ns_flags(void)
 {
 	int f = 0;

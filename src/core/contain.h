@@ -54,6 +54,11 @@ struct contain_caps {
 extern const char *const contain_env_fixed[];
 extern const char *const contain_env_passed[];
 
+/* In a new user namespace: map only uid and gid (the caller's own), setgroups denied.  0 or -1. */
+int contain_map_ids(uid_t uid, gid_t gid);
+/* $PQPROF_CONTAIN=off (or 0, no): containment turned off for debugging. */
+int contain_off(void);
+
 /* What containment this process can use (probed once, by a test child). */
 const struct contain_caps *contain_caps(void);
 

@@ -18,7 +18,8 @@ libpqprof_a_SOURCES += \
 	src/core/interrupt.c src/core/interrupt.h \
 	src/core/text_buf.c src/core/text_buf.h \
 	src/core/clock.c src/core/clock.h \
-	src/core/path_name.c src/core/path_name.h
+	src/core/path_name.c src/core/path_name.h \
+	src/core/reader_view.c src/core/reader_view.h
 # paths: the runner and the data directory, relative to the running binary.
 libpqprof_a_SOURCES += src/core/paths.c src/core/paths.h
 AM_CPPFLAGS += -DPQ_PREFIX='"$(prefix)"' -DPQ_EXEC_PREFIX='"$(exec_prefix)"' -DPQ_BINDIR='"$(bindir)"'

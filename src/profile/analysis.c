@@ -9,6 +9,7 @@
  * and flame graphs (profile_export.c).
  */
 #include "config.h"
+#include "core/reader_view.h"
 #include "profile/analysis.h"
 #include "core/clock.h"
 #include "core/digest.h"
@@ -707,4 +708,27 @@ int analysis_folded(struct analysis *a, const folded **out, pq_error *err)
 	}
 	*out = a->folded = f;
 	return 0;
+}
+
+static int view_mmap(const struct trace_record *rec, void *ctx)
+{
+	if (rec->type == TRACE_REC_MMAP && rec->u.mmap.path && rec->u.mmap.path[0] == '/')
+		reader_view_add(ctx, rec->u.mmap.path, 0);
+	return 0;
+}
+
+void analysis_view_add(struct reader_view *v, const char *trace_path)
+{
+	reader_view_add(v, trace_path, 0);
+	reader_view_add(v, getenv("PQPROF_SOURCE_ROOT"), 0);
+	trace_reader *r = NULL;
+	pq_error err = { 0 };
+	if (trace_reader_open(&r, trace_path, &err) < 0)
+		return;
+	const char *src = json_string_value(json_object_get(json_object_get(trace_reader_header(r), "instance"),
+	                                                    "source_dir"));
+	reader_view_add(v, src, 0);
+	reader_view_add(v, json_string_value(json_object_get(trace_reader_header(r), "lib")), 0);
+	trace_reader_foreach(r, view_mmap, v, &err);
+	trace_reader_close(r);
 }

@@ -65,6 +65,15 @@ struct analysis;
 
 /* Read and symbolize trace_path.  An incomplete trace (no END record) is
  * analysed up to its end with a warning in the records. */
+struct reader_view;
+/*
+ * Add what analysing the trace at path reads to a reader view
+ * (core/reader_view.h): the trace, every file its mappings name, the
+ * instance's source tree and $PQPROF_SOURCE_ROOT.  A trace that cannot be
+ * read adds only its path (the analysis then says why).
+ */
+void analysis_view_add(struct reader_view *v, const char *trace_path);
+
 int analysis_open(struct analysis **out, const char *trace_path, const struct analysis_opts *opts,
                   pq_error *err);
 void analysis_close(struct analysis *a);

@@ -1,5 +1,6 @@
 /* paired: pilot, plan, processes and verdicts of a paired study; see paired.h. */
 #include "config.h"
+#include "core/reader_view.h"
 #include "supervise/paired.h"
 #include "core/clock.h"
 #include "core/text_buf.h"
@@ -390,6 +391,20 @@ static json_t *comparisons(const struct study *st, double threshold, pq_error *e
 	return arr;
 }
 
+struct functions_call {
+	const json_t *const *samples;
+	size_t np;
+	int nb;
+	const char *const *libs;
+	const double *cost;
+};
+
+static json_t *functions_fn(void *ctx, pq_error *err)
+{
+	const struct functions_call *c = ctx;
+	return paired_functions(c->samples, c->np, c->nb, c->libs, c->cost, err);
+}
+
 /* Per candidate, the functions whose cost per call changed most, from the same runs' self samples. */
 static void add_functions(const struct study *st, json_t *cmp, json_t *rec)
 {
@@ -405,7 +420,18 @@ static void add_functions(const struct study *st, json_t *cmp, json_t *rec)
 	for (int b = 0; b < st->nb && n > 0; b++)
 		cost[b] /= n;
 	pq_error err = { 0 };
-	json_t *tabs = paired_functions((const json_t *const *)st->samples, st->np, st->nb, libs, cost, &err);
+	/* The builds' symbols and DWARF are parsed in a reader view (core/reader_view.h). */
+	struct functions_call call = { (const json_t *const *)st->samples, st->np, st->nb, libs, cost };
+	struct reader_view *v = calloc(1, sizeof *v);
+	json_t *tabs = NULL;
+	char note[256];
+	for (int b = 0; v && b < st->nb; b++)
+		reader_view_add(v, libs[b], 0);
+	if (!v)
+		pq_fail(&err, PQ_ENOMEM, "out of memory");
+	else if (reader_view_call(v, functions_fn, &call, &tabs, note, sizeof note, &err) < 0)
+		tabs = NULL;
+	free(v);
 	if (!tabs) {
 		json_object_set_new(rec, "functions_error", json_string(err.msg));
 		return;
