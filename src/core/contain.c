@@ -3,6 +3,7 @@
 #include "core/contain.h"
 #include "core/atomic_file.h"
 #include "core/interrupt.h"
+#include "core/path_name.h"
 #include "core/sigsafe.h"
 #include "core/text_buf.h"
 
@@ -35,8 +36,6 @@ struct reaper_report {
 
 static struct contain_caps caps;
 static int probed;
-
-static int system_dir(const char *dir);
 
 static int env_off(void)
 {
@@ -472,7 +471,7 @@ pid_t contain_fork(struct contained *c, const struct contain_opts *o, pq_error *
 			snprintf(c->visible[c->nvisible++], PATH_MAX, "%s", o->visible[i]);
 	for (int i = 0; o && i < o->nhidden && c->nhidden < CONTAIN_MAX_HIDDEN; i++) {
 		char real[PATH_MAX];
-		if (o->hidden[i] && realpath(o->hidden[i], real) && !system_dir(real))
+		if (o->hidden[i] && realpath(o->hidden[i], real) && !path_is_system_dir(real))
 			snprintf(c->hidden[c->nhidden++], PATH_MAX, "%s", real);
 	}
 	for (int i = 0; c->as_user && o && i < o->nsearch_dirs; i++) {
@@ -644,24 +643,6 @@ static void unescape_octal(char *s)
 	*o = '\0';
 }
 
-static int is_below(const char *path, const char *dir);
-
-/* "/" and the system's own directories: never hidden from a job (it could not run). */
-static int system_dir(const char *dir)
-{
-	static const char *const sys[] = { "/", "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/proc", "/sys",
-	                                   "/dev", "/tmp", "/var", "/var/tmp", "/dev/shm", "/run" };
-	for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
-		if (strcmp(dir, sys[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static int is_below(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
 
 /*
  * In the job, still privileged in its namespaces: a mount namespace where
@@ -686,9 +667,9 @@ static int isolate_fs(const char *root, const char (*visible)[PATH_MAX], int nvi
 		int under = 0;
 		struct stat vsb;
 		for (size_t t = 0; t < sizeof tmps / sizeof tmps[0]; t++)
-			under |= is_below(visible[i], tmps[t]) && strcmp(visible[i], tmps[t]) != 0;
+			under |= path_is_below(visible[i], tmps[t]) && strcmp(visible[i], tmps[t]) != 0;
 		for (int h = 0; h < nhidden; h++)
-			under |= is_below(visible[i], hidden[h]);
+			under |= path_is_below(visible[i], hidden[h]);
 		visfd[i] = under ? open(visible[i], O_PATH | O_CLOEXEC) : -1;
 		visdir[i] = visfd[i] >= 0 && fstat(visfd[i], &vsb) == 0 && S_ISDIR(vsb.st_mode);
 	}
@@ -739,8 +720,8 @@ static int isolate_fs(const char *root, const char (*visible)[PATH_MAX], int nvi
 		if (sscanf(line, "%*s %*s %*s %*s %4095s %255s", mp, opts) != 2)
 			continue;
 		unescape_octal(mp);
-		int keep_rw = strcmp(mp, root) == 0 || is_below(mp, "/proc") || is_below(mp, "/sys") ||
-		              (is_below(mp, "/dev") && strcmp(mp, "/dev/shm") != 0);
+		int keep_rw = strcmp(mp, root) == 0 || path_is_below(mp, "/proc") || path_is_below(mp, "/sys") ||
+		              (path_is_below(mp, "/dev") && strcmp(mp, "/dev/shm") != 0);
 		for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++)
 			keep_rw |= strcmp(mp, tmps[i]) == 0;
 		if (keep_rw)

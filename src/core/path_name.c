@@ -32,3 +32,14 @@ int path_inside_tree(const char *path, const char *root)
 	const char *src = getenv("PQPROF_SOURCE_ROOT");
 	return src && *src && realpath(src, rr) && strcmp(rr, "/") != 0 && path_is_below(real, rr);
 }
+
+int path_is_system_dir(const char *dir)
+{
+	static const char *const sys[] = { "/", "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/root", "/home",
+	                                   "/proc", "/sys", "/dev", "/dev/shm", "/boot", "/tmp", "/var", "/var/tmp",
+	                                   "/run" };
+	for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
+		if (strcmp(dir, sys[i]) == 0)
+			return 1;
+	return 0;
+}

@@ -13,6 +13,12 @@
  */
 const char *path_base(const char *path);
 
+/*
+ * "/" and the system's own folders (/usr, /etc, /proc, /tmp, /home, ...):
+ * never a source tree to show text from, never a folder to hide from a job.
+ */
+int path_is_system_dir(const char *dir);
+
 /* Is path dir itself or below it (text only; both resolved by the caller)? */
 int path_is_below(const char *path, const char *dir);
 

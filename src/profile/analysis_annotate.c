@@ -58,28 +58,11 @@ struct src_cache {
 /* At most this much of one source file is read for display. */
 #define SRC_TEXT_CAP (8u << 20)
 
-/* System directories that are never a source tree, whatever a descriptor says. */
-static int system_dir(const char *dir)
-{
-	static const char *const sys[] = { "/", "/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var",
-	                                   "/run", "/usr", "/tmp" };
-	for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
-		if (strcmp(dir, sys[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static int below(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return n && strncmp(path, dir, n) == 0 && path[n] == '/';
-}
-
 /* Is the resolved path inside root (itself resolved), a tree that may be shown? */
 static int inside_root(const char *real, const char *root)
 {
 	char rr[PATH_MAX];
-	return root && *root && realpath(root, rr) && !system_dir(rr) && below(real, rr);
+	return root && *root && realpath(root, rr) && !path_is_system_dir(rr) && path_is_below(real, rr);
 }
 
 /*
@@ -97,7 +80,7 @@ static int src_allowed(const char *path, const char *root, char *real)
 	if (inside_root(real, root) || inside_root(real, getenv("PQPROF_SOURCE_ROOT")))
 		return 1;
 	for (size_t i = 0; i < sizeof incl / sizeof incl[0]; i++)
-		if (below(real, incl[i]))
+		if (path_is_below(real, incl[i]))
 			return 1;
 	return 0;
 }
