@@ -70,15 +70,9 @@ int cmd_kat(int argc, char **argv)
 		return cmd_fail("kat", &err);
 	}
 	/* A manifest that cannot be read is bad input (exit 2), not a KAT verdict. */
-	if (manifest) {
-		struct manifest m;
-		if (manifest_read(manifest, &m, &err) < 0) {
-			free(sib);
-			if (err.code != PQ_ENOMEM)
-				err.code = PQ_EINPUT;
-			return cmd_fail("kat", &err);
-		}
-		manifest_free(&m);
+	if (manifest && manifest_check_file(manifest, &err) < 0) {
+		free(sib);
+		return cmd_fail("kat", &err);
 	}
 	json_t *desc = NULL;
 	pq_error derr = { 0 };

@@ -1,5 +1,6 @@
 /* pqprof run: from a scheme, a submission tree or a library to a report. */
 #include "config.h"
+#include "kat/manifest.h"
 #include "supervise/describe.h"
 #include "cmd/commands.h"
 #include "instance/builder.h"
@@ -226,7 +227,7 @@ int cmd_run(int argc, char **argv)
 	}
 	unsigned char ctx[BUILD_CONTEXT_MAX];
 	size_t ctx_len;
-	if ((manifest && contain_check_input(manifest, "--manifest", &err) < 0) ||
+	if ((manifest && (contain_check_input(manifest, "--manifest", &err) < 0 || manifest_check_file(manifest, &err) < 0)) ||
 	    (context && build_context_parse(context, "--context", ctx, &ctx_len, &err) < 0)) {
 		opt_list_free(&pdefs);
 		opt_list_free(&ccs);

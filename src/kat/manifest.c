@@ -398,3 +398,16 @@ int manifest_format_line(const uint8_t digest[32], enum manifest_mode mode, size
 		return pq_fail(err, PQ_EINPUT, "manifest line for %s/%s: too long", label, file);
 	return n;
 }
+
+int manifest_check_file(const char *path, pq_error *err)
+{
+	struct manifest m;
+	int r = manifest_read(path, &m, err);
+	if (r < 0) {
+		if (err && err->code != PQ_ENOMEM)
+			err->code = PQ_EINPUT;
+		return err && err->code ? -err->code : -PQ_EINPUT;
+	}
+	manifest_free(&m);
+	return 0;
+}

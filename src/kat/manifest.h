@@ -50,6 +50,11 @@ int manifest_parse(const char *buf, size_t len, const char *path, struct manifes
                    pq_error *err);
 int manifest_read(const char *path, struct manifest *m, pq_error *err);
 void manifest_free(struct manifest *m);
+/*
+ * A manifest named by the user is read whole before anything runs: 0, or
+ * PQ_EINPUT (bad input, exit 2) naming the file and line, PQ_ENOMEM.
+ */
+int manifest_check_file(const char *path, pq_error *err);
 
 /* Entry for label/file; label NULL matches any label.  NULL if none. */
 const struct manifest_entry *manifest_find(const struct manifest *m, const char *label,

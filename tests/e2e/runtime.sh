@@ -149,6 +149,33 @@ if build_fixture "$R/peek-vectors" "$WORK/peek-vectors.so" --cflags "-O2 -DPEEK_
 		"peek-vectors: the replay saw an empty folder where the published vectors are"
 fi
 
+# A whole campaign (build, KAT, profile, report) of the #line tree: no line of /etc/shadow in any of its files.
+"$PQPROF" run "$R/line-shadow" --quick --no-baseline --steps build,kat,profile,report -o "$WORK/ls-camp" \
+	>"$WORK/ls-camp.out" 2>&1
+[ -f "$WORK/ls-camp/report.md" ] && pass "line-shadow campaign: report written" ||
+	{ fail "line-shadow campaign: no report"; tail -5 "$WORK/ls-camp.out"; }
+if [ -r /etc/shadow ] && [ -s "$WORK/shadow.pat" ]; then
+	if grep -rqF -f "$WORK/shadow.pat" "$WORK/ls-camp" "$WORK/ls-camp.out"; then
+		fail "line-shadow campaign: a line of /etc/shadow in its outputs"
+	else
+		pass "line-shadow campaign: no line of /etc/shadow in any output"
+	fi
+fi
+
+# A sign that loops forever costs one --timeout: the run ends within 60 s of its first time-out.
+if build_fixture "$FIX/hostile/endless-loop" "$WORK/loop-check.so"; then
+	t0=$(date +%s)
+	timeout 300 "$PQPROF" run "$FIX/hostile/endless-loop" --steps build,kat,bench --no-baseline --timeout 5 \
+		-o "$WORK/loop-camp" >"$WORK/loop-camp.out" 2>&1
+	rc=$?
+	took=$(( $(date +%s) - t0 ))
+	[ "$rc" -ne 124 ] && [ "$took" -le 65 ] && pass "endless sign: the run ended $took s after it began (first time-out at 5 s)" ||
+		fail "endless sign: exit $rc after $took s"
+	expect_grep "$WORK/loop-camp.out" "sign +failed: not run: its KAT replay timed out" \
+		"endless sign: bench does not run sign again, and says why"
+	expect_grep "$WORK/loop-camp.out" "verify +failed: not run: it needs sign" "endless sign: nor the verify that needs it"
+fi
+
 # Blame: sizes no scheme has are the scheme's, everywhere; a sign that never works gets no key-origin note.
 if case_for absurd-size; then
 	kat absurd-size
@@ -208,6 +235,10 @@ if build_fixture "$FIX/nist-toy" "$WORK/toy.so"; then
 	echo $? >"$WORK/man.rc"
 	rc_is man 2 "a malformed --manifest: bad input"
 	expect_grep "$WORK/man.out" "bad.sha256:1: " "--manifest: the message names the file and line"
+	"$PQPROF" run "$FIX/nist-toy" --manifest "$WORK/bad.sha256" --steps build,kat -o "$WORK/r-man-run" \
+		>"$WORK/manrun.out" 2>&1
+	echo $? >"$WORK/manrun.rc"
+	rc_is manrun 2 "run --manifest, malformed: bad input before anything runs"
 fi
 
 for d in "$R"/*/; do
