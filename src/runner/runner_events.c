@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static int result_fd = -1;
@@ -37,15 +38,21 @@ void runner_emit(json_t *event)
 	json_decref(event);
 	if (!text)
 		return;
-	size_t n = strlen(text);
-	/* One write per line: key, event and newline together. */
-	char *line = malloc(nonce_len + n + 1);
-	if (line) {
-		memcpy(line, nonce, nonce_len);
-		memcpy(line + nonce_len, text, n);
-		line[nonce_len + n] = '\n';
-		write_all(result_fd >= 0 ? result_fd : 2, line, nonce_len + n + 1);
-		free(line);
+	/* One writev per line: key, event and newline together (no allocation of pqprof's own). */
+	struct iovec iov[3] = { { nonce, nonce_len }, { text, strlen(text) }, { (void *)"\n", 1 } };
+	int fd = result_fd >= 0 ? result_fd : 2, k = 0;
+	while (k < 3) {
+		ssize_t w = writev(fd, iov + k, 3 - k);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		for (; k < 3 && (size_t)w >= iov[k].iov_len; k++)
+			w -= (ssize_t)iov[k].iov_len;
+		if (k < 3) {
+			iov[k].iov_base = (char *)iov[k].iov_base + w;
+			iov[k].iov_len -= (size_t)w;
+		}
 	}
 	free(text);
 }

@@ -161,9 +161,11 @@ static void exec_refused(const char *why)
 	_exit(126);
 }
 
-/* In the child, before exec: only the allowlisted environment is left. */
+/* In the child, before exec: only the allowlisted environment is left ($PQPROF_CONTAIN=off: all of it, for debugging). */
 static void scrub_environment(void)
 {
+	if (contain_off())
+		return;
 	char *keep[8];
 	int nk = 0;
 	for (int i = 0; contain_env_passed[i] && nk < 8; i++) {

@@ -57,6 +57,12 @@ KAT_SMALL="$WORK/nist.so --vectors $WORK/three.rsp --first 3"
 fresh_log
 expect_rc 0 "kat with the counting allocator" -- "$BIN" kat $KAT_SMALL --records-dir "$WORK/rec0"
 KAT_TOTAL=$(total pqprof)
+# The runner's own allocations: with containment off, so that it keeps the test's environment
+# (PQPROF_ALLOC_LOG, PQPROF_RUNNER_FAIL_ALLOC_AT) and can append to the log outside its scratch.
+fresh_log
+export PQPROF_CONTAIN=off
+expect_rc 0 "kat with the counting allocator (runner)" -- "$BIN" kat $KAT_SMALL --records-dir "$WORK/rec0"
+unset PQPROF_CONTAIN
 RUNNER_TOTAL=$(total runner)
 fresh_log
 expect_rc 0 "kat of the whole file with the counting allocator" -- "$BIN" kat "$WORK/nist.so" --records-dir "$WORK/rec0"
@@ -133,7 +139,9 @@ sweep pqprof PQPROF_FAIL_ALLOC_AT "$BUILD_TOTAL" build "$WORK/b.so" "$FIX/nist-t
 # About a second a run: every few N, so that some 120 run.
 SWEEP_MAX_RUNS=120 sweep pqprof PQPROF_FAIL_ALLOC_AT "$OBS_TOTAL" build "$WORK/o.so" "$OBS_TREE" -o "$WORK/o.so" -q
 sweep pqprof PQPROF_FAIL_ALLOC_AT "$KAT_TOTAL" kat "$WORK/rec" $KAT_SMALL --records-dir "$WORK/rec"
+export PQPROF_CONTAIN=off
 sweep runner PQPROF_RUNNER_FAIL_ALLOC_AT "$RUNNER_TOTAL" kat "$WORK/rec" $KAT_SMALL --records-dir "$WORK/rec"
+unset PQPROF_CONTAIN
 if [ -n "$FULL" ] && [ "$KAT_FULL_TOTAL" -gt 0 ]; then
 	# A whole default kat: the same code many times over; every 13th N and the last.
 	n=1
