@@ -53,6 +53,24 @@ for kind in fifo dev loop; do
 	refuses "merge ($kind campaign.json)" "$PQPROF" merge "$WORK/merged-$kind" "$WORK/camp/c1"
 done
 
+# A trace whose mapping path has become a FIFO (the library replaced after profiling): report, export and
+# annotate end, and say what they could not read.
+"$PQPROF" profile "$WORK/toy.so" --op sign --min-samples 200 -o "$WORK/m.pqt" -q >"$WORK/prof.out" 2>&1
+if [ -f "$WORK/m.pqt" ]; then
+	mv "$WORK/toy.so" "$WORK/toy.kept.so"
+	mkfifo "$WORK/toy.so"
+	for c in "report $WORK/m.pqt" "annotate $WORK/m.pqt" "export $WORK/m.pqt --format folded -o $WORK/m.folded"; do
+		timeout 60 "$PQPROF" $c </dev/null >"$WORK/m.out" 2>&1
+		rc=$?
+		[ "$rc" -ne 124 ] && [ "$rc" -lt 128 ] && pass "${c%% *} of a trace whose library is now a FIFO: ends (exit $rc)" ||
+			fail "${c%% *} of a trace whose library is now a FIFO: did not end (exit $rc)"
+	done
+	rm -f "$WORK/toy.so"
+	mv "$WORK/toy.kept.so" "$WORK/toy.so"
+else
+	fail "profile of the toy scheme: no trace"; tail -5 "$WORK/prof.out"
+fi
+
 # Walks keep to the folder they were given: a round holding a link to / is not walked through it.
 mkdir -p "$WORK/round"
 cp -R "$FIX/nist-toy" "$WORK/round/pkg"
