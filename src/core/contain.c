@@ -409,7 +409,7 @@ int contain_collect(const struct contained *c, const char *name, size_t cap, cha
 	if (!buf) {
 		close(fd);
 		snprintf(why, why_len, "%s: out of memory", name);
-		return -1;
+		return -PQ_ENOMEM;
 	}
 	while (got < want) {
 		ssize_t n = read(fd, buf + got, want - got);

@@ -215,7 +215,8 @@ int contain_finish(struct contained *c);
  * directory by the descriptor opened when it was made, the file with
  * O_NOFOLLOW | O_NONBLOCK), and only a regular file with one link, owned
  * by the job's uid, of at most `cap` bytes.  *data is NUL-terminated
- * (free it).  Negative with `why` filled when it is absent or refused.
+ * (free it).  Negative with `why` filled when it is absent or refused;
+ * -PQ_ENOMEM when pqprof had no memory for it.
  */
 int contain_collect(const struct contained *c, const char *name, size_t cap, char **data, size_t *len,
                     char *why, size_t why_len);

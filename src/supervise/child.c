@@ -660,11 +660,12 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 	if (spec->hooks && spec->hooks->tick)
 		spec->hooks->tick(spec->hooks->user);
 	/* Its files, read back before the scratch directory goes. */
+	int collect_oom = 0;
 	for (int i = 0; spec->collect && spec->collect[i] && i < CHILD_MAX_FILES; i++) {
 		struct child_file *f = &res->files[res->nfiles++];
 		f->name = spec->collect[i];
-		contain_collect(&ct, f->name, spec->collect_cap ? spec->collect_cap : CHILD_COLLECT_CAP, &f->data,
-		                &f->len, f->why, sizeof f->why);
+		collect_oom |= contain_collect(&ct, f->name, spec->collect_cap ? spec->collect_cap : CHILD_COLLECT_CAP,
+		                               &f->data, &f->len, f->why, sizeof f->why) == -PQ_ENOMEM;
 	}
 	/* Anything still in the namespace (or process group) outlived the runner. */
 	res->orphans = contain_finish(&ct);
@@ -687,6 +688,9 @@ static int run_child(const struct child_spec *spec, struct child_result *res, pq
 	}
 	if (lb.oom)
 		return pq_fail(err, PQ_ENOMEM, "out of memory reading what pqprof-runner reported: the run's outcome is not known");
+	if (collect_oom)
+		return pq_fail(err, PQ_ENOMEM, "out of memory reading back the files pqprof-runner wrote: the run's outcome "
+		               "is not known");
 	return 0;
 }
 
