@@ -25,6 +25,17 @@ HEAVY_TESTS = tests/e2e/heavy_package.sh tests/e2e/sphincs_campaign.sh tests/e2e
 check-heavy: all
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(HEAVY_TESTS)'
 .PHONY: check-heavy
+# make distcheck-quick: make distcheck (the tarball built, configured out of
+# tree, checked, installed, uninstalled) with the tests that show what a
+# VPATH build and the tarball could lose: the unit tests and fuzz replays,
+# the end-to-end tests that read the shipped schemes, vectors and fixtures,
+# and a campaign.  make check runs them all in the tree; .ci/run runs both.
+DISTCHECK_TESTS = $(filter tests/test_% tests/fuzz/%,$(TESTS)) \
+	tests/e2e/mldsa_kat.sh tests/e2e/mlkem_kat.sh tests/e2e/sphincs_kat.sh tests/e2e/build_bench.sh \
+	tests/e2e/campaign.sh tests/e2e/runtime.sh tests/e2e/readers.sh tests/e2e/baseline.sh
+distcheck-quick:
+	$(MAKE) $(AM_MAKEFLAGS) distcheck TESTS='$(DISTCHECK_TESTS)'
+.PHONY: distcheck-quick
 EXTRA_DIST += tests/e2e tests/fixtures
 # CI scripts (.ci/run calls them).
 EXTRA_DIST += tests/ci

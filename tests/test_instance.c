@@ -403,6 +403,29 @@ START_TEST(api_header_category)
 }
 END_TEST
 
+/* The levels names state plainly, and the numbers that are no level. */
+START_TEST(category_from_names)
+{
+	static const struct { const char *name; int cat; const char *token; } yes[] = {
+		{ "Wren128f", 1, "128f" }, { "wren_lvl1", 1, "lvl1" }, { "Wren-L3", 3, "L3" }, { "hqc-256", 5, "256" },
+		{ "sphincs-sha2-192s-simple", 3, "192s" }, { "sphincs-shake-256f", 5, "256f" }, { "SQIsign_lvl5", 5, "lvl5" },
+		{ "BIKE-L1", 1, "L1" }, { "cat1", 1, "cat1" }, { "Level-3", 3, "Level 3" }, { "x_level5", 5, "level5" },
+		{ "Wren Category III", 3, "Category III" }, { "cross-rsdp-128-fast", 1, "128" }, { "kem-cat_5", 5, "cat 5" },
+	};
+	static const char *const no[] = {
+		"Falcon-512", "FrodoKEM-640", "MAYO-2", "Kyber768", "Dilithium2", "ML-DSA-65", "ML-KEM-1024", "SHA3-256",
+		"shake256", "aes128", "toy", "L7", "lvl6", "X-160F", "wren128-L3", "Wren-1280", "", "---",
+	};
+	char tok[32];
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		ck_assert_msg(category_from_name(yes[i].name, tok, sizeof tok) == yes[i].cat, "%s", yes[i].name);
+		ck_assert_str_eq(tok, yes[i].token);
+	}
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		ck_assert_msg(category_from_name(no[i], tok, sizeof tok) == 0, "%s gave a category", no[i]);
+}
+END_TEST
+
 START_TEST(kat_driver_names_from_one_list)
 {
 	ck_assert(kat_driver_is("KAT_SIG.c"));
@@ -448,6 +471,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kat_drivers");
 	tcase_add_test(tc, kat_driver_names_from_one_list);
+	tcase_add_test(tc, category_from_names);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

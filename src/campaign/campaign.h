@@ -68,7 +68,15 @@ struct campaign_opts {
 	 * ML-KEM of that category, unless no_baseline (--no-baseline).
 	 */
 	int no_baseline;
-	int category;               /* --category N: the category of instances no descriptor or api.h states; 0 none */
+	int category;               /* --category N: the category of instances nothing else states; 0 none */
+	/* --category NAME=N: "NAME=N" strings, N checked to be 1-5; a NAME no instance has is bad input, unless
+	 * category_names_loose (a round: each package has its own instances). */
+	const char *const *category_names;
+	int ncategory_names;
+	int category_names_loose;
+	/* --baseline [CATEGORY=]TREE|LIB: replaces the in-tree baseline of that category (campaign_baseline.c). */
+	const char *const *baselines;
+	int nbaselines;
 	/* --build-cmd, --make-var: what a tree's build is, as the user says (observe.h) */
 	const char *const *build_cmds;
 	int nbuild_cmds;
@@ -99,6 +107,8 @@ struct campaign_opts {
 
 /* Most flag profiles one campaign runs (the A/A copy included). */
 #define CAMPAIGN_MAX_PROFILES 9
+#define CAMPAIGN_MAX_CATEGORY_NAMES 64
+#define CAMPAIGN_MAX_BASELINES 10
 
 /*
  * Run one target; returns 0 when the campaign completed (whatever the

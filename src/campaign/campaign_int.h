@@ -60,6 +60,8 @@ struct unit {
 	char baseline_note[128];    /* why that baseline ("category 4: the next stronger, ML-DSA-87"), or "" */
 	int kem;                    /* a KEM (else a signature), as far as expansion knows */
 	const struct scheme_desc *base_from;  /* an added baseline: the in-tree descriptor it is built from */
+	const char *user_base;      /* a --baseline unit: the TREE or LIB it was given (the option's string), else NULL */
+	char base_origin[600];      /* a baseline's origin as the report names it, "" for candidates */
 };
 
 struct campaign {
@@ -82,6 +84,8 @@ struct campaign {
 	/* The in-tree schemes baseline units are built from (NULL when not needed or not found). */
 	struct scheme_desc *base_desc[2];   /* [0] signatures (mldsa), [1] KEMs (mlkem) */
 	char base_missing[512];             /* why a needed baseline scheme was not found, or "" */
+	int user_kind[CAMPAIGN_MAX_BASELINES];   /* per --baseline: 0 signature, 1 KEM */
+	int user_cat[CAMPAIGN_MAX_BASELINES];    /* per --baseline: the category it serves */
 	struct prof profs[CAMPAIGN_MAX_PROFILES];   /* the profiles run, in order; the first is the baseline */
 	int nprofs;
 	int want[STEP_COUNT_ALL];
@@ -120,6 +124,13 @@ int campaign_expand(struct campaign *c, const char *target, pq_error *err);
  * (the rest of *u is left as it is).
  */
 void unit_from_instance(struct unit *u, const struct desc_instance *in, struct prof *p);
+/*
+ * The instance names a tree's build plan links, as `pqprof run TREE` would
+ * name its units (at most max); 0 when its build is not observed or links
+ * nothing (the tree is then one unit named after its folder).
+ */
+#define CAMPAIGN_TREE_MAX_INSTANCES 32
+int campaign_tree_instances(const struct campaign *c, const char *tree, char names[][128], int max);
 
 /*
  * campaign_baseline.c: each candidate's security category and the

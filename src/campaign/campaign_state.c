@@ -107,6 +107,8 @@ static void unit_role_json(const struct unit *u, json_t *e)
 		json_object_set_new(e, "baseline", json_string(u->baseline_label));
 	if (u->baseline_note[0])
 		json_object_set_new(e, "baseline_note", json_string(u->baseline_note));
+	if (u->base_origin[0])
+		json_object_set_new(e, "baseline_origin", json_string(u->base_origin));
 }
 
 void tag_record(const struct unit *u, json_t *j)

@@ -215,6 +215,19 @@ static void tree_instance_name(const struct build_plan *bp, int v, const char *t
 		base_no_ext(target, u->instance, sizeof u->instance);
 }
 
+int campaign_tree_instances(const struct campaign *c, const char *tree, char names[][128], int max)
+{
+	const struct build_plan *bp = tree_build_plan(c, tree);
+	int n = 0;
+	for (int v = 0; bp && v < bp->ninst && n < max; v++) {
+		struct unit u;
+		memset(&u, 0, sizeof u);
+		tree_instance_name(bp, v, tree, &u);
+		snprintf(names[n++], 128, "%s", u.instance);
+	}
+	return n;
+}
+
 /*
  * A source tree: one unit per KAT program its build plan links (the one
  * its directory names, when it names one) and profile, each named by what

@@ -124,6 +124,35 @@ static int dry_run(const char *target, const struct campaign_opts *o, pq_error *
 	return campaign_plan(target, &quiet, stdout, err);
 }
 
+static void free_lists(struct opt_list *const *l)
+{
+	for (; *l; l++)
+		opt_list_free(*l);
+}
+
+/*
+ * --category values: one bare N (every instance nothing else gives a
+ * category), and NAME=N for one instance.  N is 1 to 5.
+ */
+static int parse_categories(const struct opt_list *l, int *bare, pq_error *err)
+{
+	for (int i = 0; i < l->n; i++) {
+		const char *v = l->items[i], *eq = strrchr(v, '=');
+		const char *num = eq ? eq + 1 : v;
+		char *end;
+		long n = strtol(num, &end, 10);
+		if (!*num || *end || n < 1 || n > 5 || (eq && eq == v))
+			return pq_fail(err, PQ_EUSAGE, "--category %s: say N or NAME=N, N a NIST security category from 1 "
+			               "to 5", v);
+		if (!eq && *bare && *bare != (int)n)
+			return pq_fail(err, PQ_EUSAGE, "--category %d and --category %ld: one bare category at most (give "
+			               "each instance its own with NAME=N)", *bare, n);
+		if (!eq)
+			*bare = (int)n;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	const char *profiles = NULL, *out = NULL, *system = NULL, *steps = NULL, *shard = NULL, *events = NULL;
@@ -135,7 +164,8 @@ int cmd_run(int argc, char **argv)
 	struct opt_list pdefs = { 0 }, ccs = { 0 };
 	struct opt_list build_cmds = { 0 }, make_vars = { 0 };
 	int aa = 0, plain_pic = 0, no_ipc = 0, no_baseline = 0, round = 0;
-	long category = 0;
+	struct opt_list categories = { 0 }, baselines = { 0 };
+	struct opt_list *const lists[] = { &pdefs, &ccs, &build_cmds, &make_vars, &categories, &baselines, NULL };
 	struct opt_scope timeouts[] = {
 		{ "", &timeout, NULL, NULL },
 		{ "kat", &kat_timeout, "time limit of the KAT replay", "the unscoped limit" },
@@ -193,9 +223,14 @@ int cmd_run(int argc, char **argv)
 		{ OPT_STRING, 0, "pairing", &pairing, "MODE",
 		  "flag studies: in-process (every build in one runner, round by round) or per-process (trial by trial)",
 		  NULL },
-		{ OPT_INT, 0, "category", &category, "N",
-		  "NIST security category (1-5) of instances whose descriptor and api.h state none; picks their baseline",
+		{ OPT_LIST, 0, "category", &categories, "[NAME=]N",
+		  "NIST security category (1-5) of instance NAME, or of every instance whose descriptor, api.h and name "
+		  "state none; picks the baseline (repeatable)",
 		  "none: those instances get no baseline" },
+		{ OPT_LIST, 0, "baseline", &baselines, "[CATEGORY=]TREE|LIB",
+		  "measure candidates of that category (else: the category TREE or LIB states) against this tree or built "
+		  "library instead of the in-tree ML-DSA / ML-KEM; KAT-gated on the published digests (repeatable)",
+		  "pqprof's in-tree ML-DSA and ML-KEM" },
 		{ OPT_FLAG, 0, "no-baseline", &no_baseline, NULL,
 		  "do not bench ML-DSA / ML-KEM of each candidate's security category beside it", NULL },
 		{ OPT_FLAG, 0, "round", &round, NULL,
@@ -212,54 +247,36 @@ int cmd_run(int argc, char **argv)
 	pq_error err = { 0 };
 	int status, np = cmd_parse("run", argc, argv, usage, specs, pos, 64, &status);
 	if (np < 0) {
-		opt_list_free(&pdefs);
-		opt_list_free(&ccs);
-		opt_list_free(&build_cmds);
-		opt_list_free(&make_vars);
+		free_lists(lists);
 		return status;
 	}
 	if (cmd_check_make_vars("run", (const char *const *)make_vars.items, make_vars.n) != 0) {
-		opt_list_free(&pdefs);
-		opt_list_free(&ccs);
-		opt_list_free(&build_cmds);
-		opt_list_free(&make_vars);
+		free_lists(lists);
 		return PQ_EUSAGE;
 	}
 	unsigned char ctx[BUILD_CONTEXT_MAX];
 	size_t ctx_len;
 	if ((manifest && (contain_check_input(manifest, "--manifest", &err) < 0 || manifest_check_file(manifest, &err) < 0)) ||
 	    (context && build_context_parse(context, "--context", ctx, &ctx_len, &err) < 0)) {
-		opt_list_free(&pdefs);
-		opt_list_free(&ccs);
-		opt_list_free(&build_cmds);
-		opt_list_free(&make_vars);
+		free_lists(lists);
 		return cmd_fail("run", &err);
 	}
 	if (precision < 0 || precision >= 1 || budget < 0 ||
 	    (strcmp(pairing, "in-process") != 0 && strcmp(pairing, "per-process") != 0)) {
 		pq_fail(&err, PQ_EUSAGE, "--precision must lie in (0, 1), --budget be positive and --pairing be in-process "
 		        "or per-process");
-		opt_list_free(&pdefs);
-		opt_list_free(&ccs);
-		opt_list_free(&build_cmds);
-		opt_list_free(&make_vars);
+		free_lists(lists);
 		return cmd_fail("run", &err);
 	}
-	if (category < 0 || category > 5) {
-		pq_fail(&err, PQ_EUSAGE, "--category must be a NIST security category from 1 to 5, not %ld", category);
-		opt_list_free(&pdefs);
-		opt_list_free(&ccs);
-		opt_list_free(&build_cmds);
-		opt_list_free(&make_vars);
+	int category = 0;
+	if (parse_categories(&categories, &category, &err) < 0) {
+		free_lists(lists);
 		return cmd_fail("run", &err);
 	}
 	int k = 0, n = 0;
 	if (shard && (sscanf(shard, "%d/%d", &k, &n) != 2 || n < 1 || k < 1 || k > n)) {
 		pq_fail(&err, PQ_EUSAGE, "--shard must be K/N with 1 <= K <= N, not '%s'", shard);
-		opt_list_free(&pdefs);
-		opt_list_free(&ccs);
-		opt_list_free(&build_cmds);
-		opt_list_free(&make_vars);
+		free_lists(lists);
 		return cmd_fail("run", &err);
 	}
 	int is_round = round || (out && np > 1);
@@ -271,10 +288,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (np < 1 || is_round < 0) {
 		options_usage(stderr, usage, specs);
-		opt_list_free(&pdefs);
-		opt_list_free(&ccs);
-		opt_list_free(&build_cmds);
-		opt_list_free(&make_vars);
+		free_lists(lists);
 		return PQ_EUSAGE;
 	}
 	/* One limit for every child unless a scope says otherwise: --timeout 5 holds the KAT replay to 5 s too. */
@@ -288,7 +302,9 @@ int cmd_run(int argc, char **argv)
 		.op_budget_s = op_budget, .quick = quick, .fresh = fresh, .shard_k = k, .shard_n = n, .no_report = no_report,
 		.events = events, .leak_budget_s = leak_budget, .command = command, .progress = stderr,
 		.progress_tty = isatty(2), .summary = stdout, .source_root = source_root, .trust_flags = trust_flags,
-		.no_observe = no_observe, .no_baseline = no_baseline, .category = (int)category,
+		.no_observe = no_observe, .no_baseline = no_baseline, .category = category,
+		.category_names = (const char *const *)categories.items, .ncategory_names = categories.n,
+		.baselines = (const char *const *)baselines.items, .nbaselines = baselines.n,
 		.build_cmds = (const char *const *)build_cmds.items, .nbuild_cmds = build_cmds.n,
 		.make_vars = (const char *const *)make_vars.items, .nmake_vars = make_vars.n,
 		.profile_defs = pdefs.items, .nprofile_defs = pdefs.n, .cc_defs = ccs.items, .ncc_defs = ccs.n,
@@ -296,6 +312,7 @@ int cmd_run(int argc, char **argv)
 		.no_interposition_check = no_ipc, .precision = precision, .budget_s = budget,
 		.per_process = strcmp(pairing, "per-process") == 0,
 	};
+	o.category_names_loose = is_round;
 	if (is_round) {
 		status = run_round(pos, np, round, out, dry, &o);
 		np = 0;
@@ -324,9 +341,6 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	free(command);
-	opt_list_free(&pdefs);
-	opt_list_free(&ccs);
-	opt_list_free(&build_cmds);
-	opt_list_free(&make_vars);
+	free_lists(lists);
 	return status;
 }

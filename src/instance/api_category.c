@@ -117,3 +117,104 @@ int api_category_of_tree(const char *tree, char *name, size_t nlen, int *kem)
 	free(ts);
 	return v;
 }
+
+/* Names of hash functions and ciphers whose digits are output or key lengths. */
+static int is_primitive_name(const char *letters, size_t n)
+{
+	static const char *const names[] = { "sha", "sha2", "sha3", "shake", "aes", "keccak", "blake", "blake2",
+		                             "blake3", "haraka", "sm3", NULL };
+	for (int i = 0; names[i]; i++)
+		if (strlen(names[i]) == n && strncasecmp(letters, names[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1-5 for a Roman numeral I..V token, else 0. */
+static int roman(const char *t)
+{
+	static const char *const r[] = { "i", "ii", "iii", "iv", "v" };
+	for (int i = 0; i < 5; i++)
+		if (strcasecmp(t, r[i]) == 0)
+			return i + 1;
+	return 0;
+}
+
+static int is_level_word(const char *t, size_t n)
+{
+	return (n == 3 && (strncasecmp(t, "lvl", 3) == 0 || strncasecmp(t, "cat", 3) == 0)) ||
+	       (n == 5 && strncasecmp(t, "level", 5) == 0) || (n == 8 && strncasecmp(t, "category", 8) == 0);
+}
+
+/*
+ * The category one token states, given the token before it (prev, "" at
+ * the start) and after it (next, "" at the end); 0 when none.  *shown is
+ * the part of t that states it ("128f" of "Wren128f").
+ */
+static int token_category(const char *t, const char *prev, const char *next, const char **shown)
+{
+	*shown = t;
+	size_t n = strlen(t), letters = 0, digits = 0;
+	while (letters < n && isalpha((unsigned char)t[letters]))
+		letters++;
+	while (letters + digits < n && isdigit((unsigned char)t[letters + digits]))
+		digits++;
+	size_t rest = n - letters - digits;
+	for (size_t i = letters + digits; i < n; i++)
+		if (!isalpha((unsigned char)t[i]))
+			return 0;
+	/* L1 .. L5 */
+	if (letters == 1 && digits == 1 && rest == 0 && tolower((unsigned char)t[0]) == 'l' && t[1] >= '1' && t[1] <= '5')
+		return t[1] - '0';
+	/* lvl1, level3, cat5; lvl-1 (the digit as the next token); Category III */
+	if (is_level_word(t, letters) && digits == 1 && rest == 0 && t[letters] >= '1' && t[letters] <= '5')
+		return t[letters] - '0';
+	if (is_level_word(t, n)) {
+		if (strlen(next) == 1 && next[0] >= '1' && next[0] <= '5')
+			return next[0] - '0';
+		return roman(next);
+	}
+	/* 128, 128f, Wren128f; not SHA3-256 or shake256 */
+	if (digits == 3 && rest <= 2) {
+		int v = (int)strtol(t + letters, NULL, 10);
+		int c = v == 128 ? 1 : v == 192 ? 3 : v == 256 ? 5 : 0;
+		if (!c || (letters && is_primitive_name(t, letters)) ||
+		    (!letters && rest == 0 && is_primitive_name(prev, strlen(prev))))
+			return 0;
+		*shown = t + letters;
+		return c;
+	}
+	return 0;
+}
+
+int category_from_name(const char *name, char *token, size_t tlen)
+{
+	char tok[32][32];
+	int nt = 0, found = 0;
+	if (token && tlen)
+		token[0] = '\0';
+	for (const char *p = name; *p && nt < 32;) {
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		size_t n = 0;
+		while (p[n] && isalnum((unsigned char)p[n]))
+			n++;
+		if (!n)
+			break;
+		snprintf(tok[nt++], sizeof tok[0], "%.*s", (int)(n < 31 ? n : 31), p);
+		p += n;
+	}
+	for (int i = 0; i < nt; i++) {
+		const char *shown;
+		int c = token_category(tok[i], i ? tok[i - 1] : "", i + 1 < nt ? tok[i + 1] : "", &shown);
+		if (!c)
+			continue;
+		if (found && c != found)
+			return 0;
+		if (!found && token && tlen && shown == tok[i] && is_level_word(tok[i], strlen(tok[i])) && i + 1 < nt)
+			snprintf(token, tlen, "%s %s", tok[i], tok[i + 1]);
+		else if (!found && token && tlen)
+			snprintf(token, tlen, "%s", shown);
+		found = c;
+	}
+	return found;
+}

@@ -33,4 +33,22 @@ int api_category_from_text(const char *text, size_t len, char *name, size_t nlen
  */
 int api_category_of_tree(const char *tree, char *name, size_t nlen, int *kem);
 
+/*
+ * The category a name states plainly (an instance's, or its folder's), by
+ * a small grammar over its tokens: the name is cut at every character that
+ * is not a letter or digit, and matched without regard to case.
+ *   - 128, 192, 256 as a token, or ending a token after letters, with at
+ *     most two letters after it (128, 128f, Wren128f, 256s): 1, 3, 5;
+ *     not after a hash or cipher name (sha, sha2, sha3, shake, aes,
+ *     keccak, blake, haraka, as the token's letters or the token before):
+ *     SHA3-256 and shake256 name a function, not a level;
+ *   - L1 ... L5 as a token; lvl, level, cat, category followed by 1-5 in
+ *     the same token or the next (lvl1, Level-3, cat_5), or by a Roman
+ *     numeral I-V as the next token (Category III).
+ * Other numbers never count: Falcon-512, FrodoKEM-640, MAYO-2 and
+ * Kyber768 state no category here.  Tokens that disagree state none.
+ * Returns 1-5 with the token in token (e.g. "128f"), else 0.
+ */
+int category_from_name(const char *name, char *token, size_t tlen);
+
 #endif

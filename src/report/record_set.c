@@ -343,6 +343,7 @@ static int load_campaign_instance(struct record_set *rs, json_t *entry, size_t i
 	snprintf(in->standard, sizeof in->standard, "%s", jp_str(entry, "standard", ""));
 	snprintf(in->baseline, sizeof in->baseline, "%s", jp_str(entry, "baseline", ""));
 	snprintf(in->baseline_note, sizeof in->baseline_note, "%s", jp_str(entry, "baseline_note", ""));
+	snprintf(in->origin, sizeof in->origin, "%s", jp_str(entry, "baseline_origin", ""));
 	rs->ninst++;  /* from here on record_set_free releases what is attached */
 	json_t *steps = jp(entry, "steps");
 	if (json_is_object(steps))

@@ -61,6 +61,7 @@ struct rs_instance {
 	char standard[32];          /* a baseline's standard ("FIPS 204"), or "" */
 	char baseline[RS_NAME];     /* a candidate's baseline label, or "" */
 	char baseline_note[128];    /* why that baseline, or "" */
+	char origin[600];           /* a baseline's origin ("pqprof's in-tree ...", "--baseline PATH (git ...)"), or "" */
 	json_t *descriptor;         /* instance descriptor from any record, or NULL */
 	json_t *steps;              /* campaign step states, or NULL */
 	json_t *build;              /* pqprof.build/1 */

@@ -267,7 +267,10 @@ static json_t *baseline_json(const struct record_set *rs, const struct rs_instan
 	if (!b || b == in)
 		return NULL;
 	json_t *ops = json_object(), *sizes = json_object();
-	for (int k = 0; ops && k < in->nops; k++) {
+	/* Only a baseline that passed its known-answer tests is a yardstick. */
+	const char *kat = rs_kat_verdict(b);
+	int gated = strcmp(kat, "PASS") == 0;
+	for (int k = 0; gated && ops && k < in->nops; k++) {
 		json_t *r = baseline_op_ratio(in, b, in->ops[k].op);
 		if (r)
 			json_object_set_new(ops, in->ops[k].op, r);
@@ -281,9 +284,54 @@ static json_t *baseline_json(const struct record_set *rs, const struct rs_instan
 	json_t *o = json_pack("{s:s, s:s, s:o, s:o}", "instance", b->name, "label", b->label, "ops", ops, "sizes", sizes);
 	if (o && b->standard[0])
 		set(o, "standard", json_string(b->standard));
+	if (o && b->origin[0])
+		set(o, "origin", json_string(b->origin));
 	if (o && in->baseline_note[0])
 		set(o, "note", json_string(in->baseline_note));
+	if (o && !gated) {
+		char why[160];
+		snprintf(why, sizeof why, "baseline KAT %s", kat);
+		set(o, "no_ratios", json_string(why));
+	}
 	return o;
+}
+
+/* A baseline's own figures and origin: what the × columns divide by. */
+static json_t *yardstick_json(const struct rs_instance *b)
+{
+	json_t *y = json_object(), *med = json_object();
+	if (!y || !med) {
+		json_decref(y);
+		json_decref(med);
+		return NULL;
+	}
+	for (int k = 0; k < b->nops; k++)
+		if (b->ops[k].bench && bench_complete(b->ops[k].bench))
+			set(med, b->ops[k].op, num_or_null(jp_num(b->ops[k].bench, "summary.median_ns", NAN)));
+	set(y, "instance", json_string(b->name));
+	set(y, "label", json_string(b->label));
+	set(y, "standard", str_or_null(b->standard));
+	set(y, "origin", str_or_null(b->origin[0] ? b->origin : jp_str(b->descriptor, "source_dir", NULL)));
+	set(y, "cflags", str_or_null(jp_str(b->descriptor, "cflags", NULL)));
+	set(y, "compiler", str_or_null(jp_str(b->descriptor, "compiler", NULL)));
+	set(y, "kat", json_string(rs_kat_verdict(b)));
+	set(y, "median_ns", med);
+	return y;
+}
+
+/* The baselines some candidate was measured against, in record order. */
+static json_t *yardsticks_json(const struct record_set *rs)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < rs->ninst; i++) {
+		const struct rs_instance *b = &rs->inst[i];
+		int used = 0;
+		for (size_t j = 0; j < rs->ninst && !used; j++)
+			used = j != i && strcmp(rs->inst[j].baseline, b->label) == 0;
+		if (strcmp(b->role, "baseline") == 0 && used)
+			json_array_append_new(a, yardstick_json(b));
+	}
+	return a;
 }
 
 static json_t *row_json(const struct record_set *rs, const struct rs_instance *in)
@@ -305,6 +353,8 @@ static json_t *row_json(const struct record_set *rs, const struct rs_instance *i
 	set(row, "category_from", str_or_null(in->category_from));
 	if (in->standard[0])
 		set(row, "standard", json_string(in->standard));
+	if (in->origin[0])
+		set(row, "origin", json_string(in->origin));
 	set(row, "kat", json_string(rs_kat_verdict(in)));
 	set(row, "validated", json_boolean(rs_validated(in)));
 	set(row, "ops", ops);
@@ -313,6 +363,8 @@ static json_t *row_json(const struct record_set *rs, const struct rs_instance *i
 	json_t *b = baseline_json(rs, in);
 	if (b)
 		set(row, "baseline", b);
+	else if (strcmp(in->role, "candidate") == 0 && !in->category && json_is_true(jp(rs->campaign, "baselines.enabled")))
+		set(row, "no_baseline", json_string("category unknown (say --category NAME=N)"));
 	return row;
 }
 
@@ -471,7 +523,7 @@ static void warn_baselines(const struct record_set *rs, json_t *w)
 		}
 	if (unknown[0])
 		warn(w, "baseline", "no security category known for %s, so no baseline was measured for them: state "
-		     "\"security_category\" in the descriptor or run with --category N", unknown);
+		     "\"security_category\" in the descriptor, or run with --category NAME=N", unknown);
 	if (nobase[0])
 		warn(w, "baseline", "no baseline for %s: %s", nobase, missing ? missing : "the baseline scheme was not found");
 }
@@ -505,6 +557,7 @@ json_t *report_summary(const struct record_set *rs)
 	set(s, "machine", machine_json(rs));
 	set(s, "operations", operations_json(rs));
 	set(s, "rows", rows);
+	set(s, "baselines", yardsticks_json(rs));
 	set(s, "warnings", warnings_json(rs));
 	return s;
 }
@@ -625,6 +678,33 @@ static const char *row_name(const json_t *row, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * "Baseline ML-DSA-44 (FIPS 204): pqprof's in-tree .... Compiled by cc ...
+ * with -O2 .... KAT PASS. Its own medians: keygen 70.4 µs, ...": the
+ * yardstick of the × columns, so that a reader can quote and reproduce it.
+ */
+static void yardsticks_doc(const json_t *ys, rdoc *d)
+{
+	size_t i;
+	json_t *y;
+	json_array_foreach(ys, i, y) {
+		char med[512] = "";
+		const char *op;
+		json_t *v;
+		json_object_foreach(jp(y, "median_ns"), op, v) {
+			char t[32];
+			fmt_seconds(t, sizeof t, json_number_value(v) * 1e-9);
+			text_appendf(med, sizeof med, "%s%s %s", med[0] ? ", " : "", op, t);
+		}
+		const char *std = jp_str(y, "standard", NULL), *kat = jp_str(y, "kat", "?");
+		rdoc_item(d, "Baseline %s%s%s%s: %s. Compiled by %s with %s. KAT %s%s. Its own medians: %s.",
+		          jp_str(y, "instance", "?"), std ? " (" : "", std ? std : "", std ? ")" : "",
+		          jp_str(y, "origin", "origin not recorded"), jp_str(y, "compiler", "a compiler not recorded"),
+		          jp_str(y, "cflags", "flags not recorded"), kat,
+		          strcmp(kat, "PASS") == 0 ? "" : ": no ratios against it are given", med[0] ? med : "none measured");
+	}
+}
+
 #define SUMMARY_COLS (2 * RS_MAX_OPS + 7)
 
 static void summary_table(const json_t *s, rdoc *d)
@@ -662,15 +742,26 @@ static void summary_table(const json_t *s, rdoc *d)
 		for (int k = 0; k < nrat; k++)
 			cells[3 + nops + k] = k < nops ? ratio_cell(r, hdr[3 + k] ? hdr[3 + k] : "", ratbuf[k], sizeof ratbuf[k])
 			                               : size_ratio_cell(r, ratbuf[k], sizeof ratbuf[k]);
+		/* No ratio at all: the first × cell says why, rather than a bare dash. */
+		const char *none = jp_str(jp(r, "baseline"), "no_ratios", NULL);
+		char why[200];
+		if (nrat && none)
+			snprintf(why, sizeof why, "no ratio: %s", none);
+		else if (nrat && jp_str(r, "no_baseline", NULL))
+			snprintf(why, sizeof why, "no baseline: %s", jp_str(r, "no_baseline", ""));
+		if (nrat && (none || jp_str(r, "no_baseline", NULL)))
+			cells[3 + nops] = why;
 		sizes_cell(r, sizes, sizeof sizes);
 		fmt_bytes_binary(rss, sizeof rss, jp_num(r, "peak_rss_bytes", NAN));
 		cells[3 + nops + nrat] = sizes;
 		cells[4 + nops + nrat] = rss;
 		rd_row(d, t, cells, 1u);
 	}
+	yardsticks_doc(jp(s, "baselines"), d);
 	if (base)
 		rdoc_para(d, "A × column gives a candidate's typical cost as a multiple of its baseline's, the standard "
-		          "scheme of its security category benched in the same interleaved rounds, with a 95%% interval: "
+		          "scheme of its security category (named above) benched in the same interleaved rounds, with a "
+		          "95%% interval: "
 		          "trial by trial, as pqprof compare pairs an interleaved run, in cycles where they were counted, "
 		          "else in CPU time per call, so on a busy machine it can differ from the quotient of the wall "
 		          "times beside it. Sizes are quotients of the declared sizes.");

@@ -40,6 +40,7 @@ struct row {
 	double median_ns[NOPS];     /* < 0: none */
 	long size[3];               /* pk, sk, sig or ct; < 0: none */
 	char baseline[160];         /* the baseline instance of the ratios, or "" */
+	char yard[300];             /* where that baseline (a baseline row: it) comes from, or "" when not recorded */
 	struct ratio ratio[NOPS];
 	char report_md[300], report_html[300];  /* relative to ROOT, or "" */
 	int order;                  /* position before sorting (the stable tie-break) */
@@ -148,6 +149,7 @@ static void row_from_report(const char *root, const char *pkg, const json_t *jr,
 	json_t *jops = json_object_get(jr, "ops");
 	json_t *bl = json_object_get(jr, "baseline");
 	str_copy(w->baseline, sizeof w->baseline, jstr(bl, "instance"));
+	str_copy(w->yard, sizeof w->yard, w->baseline_role ? jstr(jr, "origin") : jstr(bl, "origin"));
 	for (int i = 0; i < NOPS; i++) {
 		json_t *m = json_object_get(json_object_get(jops, ops[i]), "median_ns");
 		if (json_is_number(m))
@@ -349,7 +351,51 @@ static int col_numeric(enum col c)
 
 /* ---------------- Markdown ---------------- */
 
-static void md_table(FILE *f, const struct rows *rs, int baselines)
+/*
+ * Whether row w belongs in a table of role `baselines` and yardstick yard
+ * (NULL: any; "": candidates measured against no baseline).
+ */
+static int in_table(const struct row *w, int baselines, const char *yard)
+{
+	if (w->baseline_role != baselines)
+		return 0;
+	if (!yard)
+		return 1;
+	return yard[0] ? w->baseline[0] && strcmp(w->yard, yard) == 0 : !w->baseline[0];
+}
+
+/*
+ * The yardsticks candidates' ratios were taken against (baselines of one
+ * origin: pqprof's in-tree schemes, or a --baseline), each once, into
+ * yards; their number.  Ratios against different ones never share a column:
+ * with more than one, each gets a table of its own.
+ */
+#define MAX_YARDS 16
+static int yardsticks(const struct rows *rs, const char *yards[MAX_YARDS])
+{
+	int n = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct row *w = &rs->r[i];
+		if (w->baseline_role || !w->baseline[0])
+			continue;
+		int seen = 0;
+		for (int k = 0; k < n && !seen; k++)
+			seen = strcmp(yards[k], w->yard) == 0;
+		if (!seen && n < MAX_YARDS)
+			yards[n++] = w->yard;
+	}
+	return n;
+}
+
+static int count_in(const struct rows *rs, int baselines, const char *yard)
+{
+	int n = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		n += in_table(&rs->r[i], baselines, yard);
+	return n;
+}
+
+static void md_table(FILE *f, const struct rows *rs, int baselines, const char *yard)
 {
 	for (int c = 0; c < C_COUNT; c++)
 		fprintf(f, "| %s ", col_title[c]);
@@ -359,7 +405,7 @@ static void md_table(FILE *f, const struct rows *rs, int baselines)
 	fputs("|\n", f);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct row *w = &rs->r[i];
-		if (w->baseline_role != baselines)
+		if (!in_table(w, baselines, yard))
 			continue;
 		for (int c = 0; c < C_COUNT; c++) {
 			char b[600];
@@ -404,11 +450,34 @@ static int write_md(const char *root, const struct rows *rs, int npkg, pq_error 
 	        "baseline instance, with their 95%% interval. Rows are sorted by NIST security category, then package "
 	        "and instance; \"" DASH "\" is a figure the package's report does not hold.\n\n",
 	        npkg, npkg == 1 ? "" : "s", count_role(rs, 0), count_role(rs, 0) == 1 ? "" : "s");
-	fputs("## Candidates\n\n", f);
-	md_table(f, rs, 0);
+	const char *yards[MAX_YARDS];
+	int ny = yardsticks(rs, yards);
+	if (ny <= 1) {
+		fputs("## Candidates\n\n", f);
+		md_table(f, rs, 0, NULL);
+	}
+	for (int k = 0; ny > 1 && k < ny; k++) {
+		fputs(k ? "\n## Candidates against " : "## Candidates against ", f);
+		esc_md(f, yards[k][0] ? yards[k] : "baselines of unrecorded origin", 0);
+		fputs("\n\n", f);
+		md_table(f, rs, 0, yards[k]);
+	}
+	if (ny > 1 && count_in(rs, 0, "")) {
+		fputs("\n## Candidates without a baseline\n\n", f);
+		md_table(f, rs, 0, "");
+	}
 	if (count_role(rs, 1)) {
-		fputs("\n## Baselines\n\nEach baseline instance once; candidates are compared with it.\n\n", f);
-		md_table(f, rs, 1);
+		fputs("\n## Baselines\n\nEach baseline instance once, with where it comes from; candidates are compared "
+		      "with it.\n\n", f);
+		md_table(f, rs, 1, NULL);
+		for (size_t i = 0; i < rs->n; i++)
+			if (rs->r[i].baseline_role && rs->r[i].yard[0]) {
+				fputs("- ", f);
+				esc_md(f, rs->r[i].instance, 0);
+				fputs(": ", f);
+				esc_md(f, rs->r[i].yard, 0);
+				fputc('\n', f);
+			}
 	}
 	return atomic_file_commit(&af, err);
 }
@@ -495,7 +564,7 @@ static json_t *row_json(const struct row *w)
 	const char *sk[3] = { "pk", "sk", strcmp(w->kind, "kem") == 0 ? "ct" : "sig" };
 	for (int k = 0; k < 3; k++)
 		json_object_set_new(sizes, sk[k], w->size[k] < 0 ? json_null() : json_integer(w->size[k]));
-	json_t *bl = w->baseline[0] ? json_pack("{s:s, s:o}", "instance", w->baseline, "ops", ratios)
+	json_t *bl = w->baseline[0] ? json_pack("{s:s, s:s, s:o}", "instance", w->baseline, "origin", w->yard, "ops", ratios)
 	                            : (json_decref(ratios), json_null());
 	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o}}", "package", w->package,
 	                 "instance", w->instance, "kind", w->kind, "role", w->baseline_role ? "baseline" : "candidate",
@@ -571,7 +640,7 @@ static const char index_css[] =
 	"{content:' \\25BC'}\n"
 	"td.num{text-align:right;white-space:nowrap}td.bad{color:#a00;font-weight:600}\n";
 
-static void html_table(FILE *f, const struct rows *rs, int baselines, const char *id)
+static void html_table(FILE *f, const struct rows *rs, int baselines, const char *yard, const char *id)
 {
 	fprintf(f, "<table id=\"%s\">\n<thead><tr>", id);
 	for (int c = 0; c < C_COUNT; c++) {
@@ -584,7 +653,7 @@ static void html_table(FILE *f, const struct rows *rs, int baselines, const char
 	fputs("</tr></thead>\n<tbody>\n", f);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct row *w = &rs->r[i];
-		if (w->baseline_role != baselines)
+		if (!in_table(w, baselines, yard))
 			continue;
 		fprintf(f, "<tr data-i=\"%zu\">", i);
 		for (int c = 0; c < C_COUNT; c++) {
@@ -634,11 +703,38 @@ static int write_html(const char *root, const struct rows *rs, int npkg, pq_erro
 	        "column header's button sorts by that column (again: the other way). \"" DASH "\" is a figure the "
 	        "package's report does not hold.</p>\n",
 	        npkg, npkg == 1 ? "" : "s", count_role(rs, 0), count_role(rs, 0) == 1 ? "" : "s");
-	fputs("<h2>Candidates</h2>\n", f);
-	html_table(f, rs, 0, "candidates");
+	const char *yards[MAX_YARDS];
+	int ny = yardsticks(rs, yards);
+	if (ny <= 1) {
+		fputs("<h2>Candidates</h2>\n", f);
+		html_table(f, rs, 0, NULL, "candidates");
+	}
+	for (int k = 0; ny > 1 && k < ny; k++) {
+		char id[32];
+		snprintf(id, sizeof id, "candidates-%d", k + 1);
+		fputs("<h2>Candidates against ", f);
+		xml_escape(f, yards[k][0] ? yards[k] : "baselines of unrecorded origin");
+		fputs("</h2>\n", f);
+		html_table(f, rs, 0, yards[k], id);
+	}
+	if (ny > 1 && count_in(rs, 0, "")) {
+		fputs("<h2>Candidates without a baseline</h2>\n", f);
+		html_table(f, rs, 0, "", "candidates-none");
+	}
 	if (count_role(rs, 1)) {
-		fputs("<h2>Baselines</h2>\n<p>Each baseline instance once; candidates are compared with it.</p>\n", f);
-		html_table(f, rs, 1, "baselines");
+		fputs("<h2>Baselines</h2>\n<p>Each baseline instance once, with where it comes from; candidates are "
+		      "compared with it.</p>\n", f);
+		html_table(f, rs, 1, NULL, "baselines");
+		fputs("<ul>\n", f);
+		for (size_t i = 0; i < rs->n; i++)
+			if (rs->r[i].baseline_role && rs->r[i].yard[0]) {
+				fputs("<li>", f);
+				xml_escape(f, rs->r[i].instance);
+				fputs(": ", f);
+				xml_escape(f, rs->r[i].yard);
+				fputs("</li>\n", f);
+			}
+		fputs("</ul>\n", f);
 	}
 	fprintf(f, "<p><small>Generated by pqprof %s.</small></p>\n<script>\n%s</script>\n</body>\n</html>\n",
 	        PACKAGE_VERSION, sort_script);
@@ -660,7 +756,8 @@ static void dedup_baselines(struct rows *rs)
 	for (size_t i = 0; i < rs->n; i++) {
 		int dup = 0;
 		for (size_t j = 0; j < k && rs->r[i].baseline_role && !dup; j++)
-			dup = rs->r[j].baseline_role && strcmp(rs->r[j].instance, rs->r[i].instance) == 0;
+			dup = rs->r[j].baseline_role && strcmp(rs->r[j].instance, rs->r[i].instance) == 0 &&
+			      strcmp(rs->r[j].yard, rs->r[i].yard) == 0;
 		if (!dup)
 			rs->r[k++] = rs->r[i];
 	}

@@ -9,7 +9,14 @@
 #    with the macro named as the category's source;
 #  - --no-baseline: no baseline unit; no category known: no baseline, and
 #    the summary says so once, naming --category N;
-#  - the in-tree ML-DSA itself: no unit added, its own instances serve.
+#  - the in-tree ML-DSA itself: no unit added, its own instances serve;
+#  - the category from a name: a folder named Wren128f (token 128f), and
+#    --category NAME=N for one instance; a folder named Falcon-512 states
+#    none, and its row says "no baseline: category unknown";
+#  - --baseline 1=LIB: a built ML-DSA-44 replaces the in-tree one, is
+#    KAT-gated on the published digest and named, with its flags and its
+#    own medians, next to the summary; a baseline that fails the gate
+#    gives no ratio, and the row says why.
 . "$top_srcdir/tests/e2e/lib.sh"
 # The in-tree baselines, wherever the build tree is.
 PQPROF_DATADIR=$top_srcdir
@@ -118,4 +125,50 @@ grep -q '"verdict": "PASS"' "$WORK/d/kat/baseline__ML-DSA-44__harness-default.js
 expect_rc 0 "plan for schemes/mldsa" -- "$PQPROF" run "$top_srcdir/schemes/mldsa" --quick --dry-run
 grep -q '^plan for .*: 3 units' "$WORK/out" && ! grep -q 'baseline__' "$WORK/out" &&
 	pass "schemes/mldsa: three units, none added" || { fail "schemes/mldsa: extra units planned"; cat "$WORK/out"; }
+# 5. The category from a name: the instance's folder states 128 (as Wren128f), one instance named on the
+# command line, and a folder named Falcon-512, which states none.
+cp -RL "$FIX/nist-toy" "$WORK/src/Wren128f"
+expect_rc 0 "plan for a tree named Wren128f" -- "$PQPROF" run "$WORK/src/Wren128f" --source-root "$WORK/src" --dry-run
+expect_grep "$WORK/out" 'category 1 \((name|folder) Wren128f: token 128f\), baseline baseline__ML-DSA-44' \
+	"Wren128f: category 1 from the token 128f, baseline ML-DSA-44"
+cp -RL "$FIX/nist-toy" "$WORK/src/Falcon-512"
+expect_rc 0 "plan for a tree named Falcon-512" -- "$PQPROF" run "$WORK/src/Falcon-512" --source-root "$WORK/src" --dry-run
+grep -q 'baseline__' "$WORK/out" && fail "Falcon-512: a category read from 512" || pass "Falcon-512: no category, no baseline"
+expect_rc 0 "plan with --category Falcon-512=5" -- "$PQPROF" run "$WORK/src/Falcon-512" --source-root "$WORK/src" \
+	--category Falcon-512=5 --dry-run
+expect_grep "$WORK/out" 'category 5 \(--category Falcon-512=5\), baseline baseline__ML-DSA-87' \
+	"--category NAME=N sets that instance's category"
+expect_rc 2 "--category for an instance the campaign does not have" -- "$PQPROF" run "$WORK/src/Falcon-512" \
+	--source-root "$WORK/src" --category Falcon-1024=5 --dry-run
+expect_grep "$WORK/err" 'Falcon-1024=5: this campaign has no instance of that name' "the unknown name is named"
+expect_rc 1 "--category 7" -- "$PQPROF" run "$WORK/src/Falcon-512" --category 7 --dry-run
+expect_rc 0 "Falcon-512 campaign, no category" -- "$PQPROF" run "$WORK/src/Falcon-512" --source-root "$WORK/src" \
+	--quick --steps build,kat --out "$WORK/f"
+expect_grep "$WORK/f/report.json" '"no_baseline": "category unknown \(say --category NAME=N\)"' \
+	"report.json says why the row has no baseline"
+
+# 6. --baseline 1=LIB: a built ML-DSA-44 (here the in-tree one, built apart) is the yardstick.
+build_fixture "$top_srcdir/schemes/mldsa/nist" "$WORK/lab44.so" -D PARAMS=ml-dsa-44 &&
+expect_rc 0 "toy against --baseline 1=LIB" -- "$PQPROF" run "$FIX/nist-toy" --category 1 --baseline "1=$WORK/lab44.so" \
+	$Q --out "$WORK/g"
+grep -q '"verdict": "PASS"' "$WORK/g/kat/baseline1__ML-DSA-44__prebuilt.json" 2>/dev/null &&
+	pass "--baseline LIB: built, KAT-gated on the published digest: PASS" ||
+	fail "--baseline LIB: no passing KAT record for the chosen baseline ($(ls "$WORK/g/kat" 2>&1 | tr '\n' ' '))"
+ls "$WORK/g/build" | grep -q '^baseline__' && fail "--baseline LIB: the in-tree ML-DSA-44 was built too" ||
+	pass "--baseline LIB: the in-tree baseline is not built"
+expect_grep "$WORK/g/report.md" '^\| `nist-toy` \| harness-default \| PASS \|.* [0-9.e-]+× \([0-9.e-]+–[0-9.e-]+\) \|' \
+	"--baseline LIB: the candidate's row gives ratios"
+expect_grep "$WORK/g/report.md" "Baseline ML-DSA-44 \\(FIPS 204\\): --baseline $WORK/lab44.so\\. Compiled by cc .* with -O2 .*\\. KAT PASS\\. Its own medians: keygen [0-9.]+ .s, sign [0-9.]+ .s, verify [0-9.]+ .s\\." \
+	"the summary names the chosen baseline, its flags, its KAT and its own medians"
+expect_grep "$WORK/a/report.md" "Baseline ML-DSA-44 \\(FIPS 204\\): pqprof's in-tree ML-DSA .*, [^ ]*schemes/mldsa, pqprof [0-9.]+\\. Compiled by cc .* with -O2 -DPARAMS=ml-dsa-44" \
+	"the in-tree baseline is named with its version and flags"
+# A baseline that fails its gate (the toy itself, standing for ML-DSA-44) gives no ratio.
+build_fixture "$FIX/nist-toy" "$WORK/toy.so" &&
+expect_rc 0 "toy against a baseline that is no ML-DSA-44" -- "$PQPROF" run "$FIX/nist-toy" --category 1 \
+	--baseline "1=$WORK/toy.so" $Q --out "$WORK/h"
+expect_grep "$WORK/h/report.md" '^\| `nist-toy` \|.*\| no ratio: baseline KAT [A-Z]+ \|' \
+	"a baseline whose KAT is not PASS gives no ratio, and the row says why"
+expect_rc 1 "--baseline with no category anywhere" -- "$PQPROF" run "$FIX/nist-toy" --category 1 \
+	--baseline "$WORK/toy.so" --dry-run
+expect_grep "$WORK/err" 'nothing in it states its security category; say --baseline N=' "the error says how to give one"
 finish
