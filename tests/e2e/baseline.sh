@@ -16,7 +16,9 @@
 #  - --baseline 1=LIB: a built ML-DSA-44 replaces the in-tree one, is
 #    KAT-gated on the published digest and named, with its flags and its
 #    own medians, next to the summary; a baseline that fails the gate
-#    gives no ratio, and the row says why.
+#    gives no ratio, and the row says why;
+#  - a round of two packages whose names state 128-bit and level 1: a
+#    number in every ratio column of its index.
 . "$top_srcdir/tests/e2e/lib.sh"
 # The in-tree baselines, wherever the build tree is.
 PQPROF_DATADIR=$top_srcdir
@@ -171,4 +173,31 @@ expect_grep "$WORK/h/report.md" '^\| `nist-toy` \|.*\| no ratio: baseline KAT [A
 expect_rc 1 "--baseline with no category anywhere" -- "$PQPROF" run "$FIX/nist-toy" --category 1 \
 	--baseline "$WORK/toy.so" --dry-run
 expect_grep "$WORK/err" 'nothing in it states its security category; say --baseline N=' "the error says how to give one"
+# 7. A round of two bare trees whose names state their level: every ratio column of the index has a number.
+mkdir -p "$WORK/round2"
+cp -RL "$FIX/nist-toy" "$WORK/round2/Wren128f"
+cp -RL "$FIX/nist-toy" "$WORK/round2/wren_lvl1"
+expect_rc 0 "a round of Wren128f and wren_lvl1" -- "$PQPROF" run "$WORK/round2" --round --source-root "$WORK/round2" \
+	$Q --out "$WORK/r2"
+python3 - "$WORK/r2/index.json" >"$WORK/chk" 2>&1 <<'EOF'
+import json, sys
+idx = json.load(open(sys.argv[1]))
+bad = []
+names = sorted(r["instance"] for r in idx["rows"])
+if names != ["Wren128f", "wren_lvl1"]:
+    bad.append("candidate rows %r" % names)
+for r in idx["rows"]:
+    b = r.get("baseline") or {}
+    if r.get("category") != 1 or b.get("instance") != "ML-DSA-44":
+        bad.append("%s: category %r, baseline %r" % (r["instance"], r.get("category"), b.get("instance")))
+    for op in ("keygen", "sign", "verify"):
+        x = (b.get("ops") or {}).get(op) or {}
+        if not isinstance(x.get("ratio"), (int, float)):
+            bad.append("%s: no %s ratio" % (r["instance"], op))
+if bad:
+    print("; ".join(bad))
+    sys.exit(1)
+EOF
+[ $? = 0 ] && pass "round: both named packages get category 1 and a ratio in every column" ||
+	fail "round: $(cat "$WORK/chk")"
 finish
