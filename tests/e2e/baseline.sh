@@ -17,6 +17,8 @@
 #    KAT-gated on the published digest and named, with its flags and its
 #    own medians, next to the summary; a baseline that fails the gate
 #    gives no ratio, and the row says why;
+#  - --baseline 1=TREE: the tree built with the first profile, gated and
+#    named with its path;
 #  - a round of two packages whose names state 128-bit and level 1: a
 #    number in every ratio column of its index.
 . "$top_srcdir/tests/e2e/lib.sh"
@@ -173,6 +175,17 @@ expect_grep "$WORK/h/report.md" '^\| `nist-toy` \|.*\| no ratio: baseline KAT [A
 expect_rc 1 "--baseline with no category anywhere" -- "$PQPROF" run "$FIX/nist-toy" --category 1 \
 	--baseline "$WORK/toy.so" --dry-run
 expect_grep "$WORK/err" 'nothing in it states its security category; say --baseline N=' "the error says how to give one"
+# 8. --baseline 1=TREE: a tree built with the first profile, gated, named with its path.
+expect_rc 0 "toy against --baseline 1=TREE" -- "$PQPROF" run "$FIX/nist-toy" --category 1 \
+	--baseline "1=$top_srcdir/schemes/mldsa/nist" --source-root "$top_srcdir" $Q --out "$WORK/t"
+grep -q '"verdict": "PASS"' "$WORK/t/kat/baseline1__nist__harness-default.json" 2>/dev/null &&
+	pass "--baseline TREE: built with the first profile, KAT PASS against the published digest" ||
+	fail "--baseline TREE: no passing KAT record ($(ls "$WORK/t/kat" 2>&1 | tr '\n' ' '))"
+expect_grep "$WORK/t/report.md" "^- Baseline nist \\(FIPS 204\\): --baseline $top_srcdir/schemes/mldsa/nist( \\(git [^)]*\\))?\\. Compiled by .* with -O2 " \
+	"--baseline TREE: the summary names the tree (and its git commit, in a checkout)"
+expect_grep "$WORK/t/report.md" '^\| `nist-toy` \| harness-default \| PASS \|.* [0-9.e-]+× \([0-9.e-]+–[0-9.e-]+\) \|' \
+	"--baseline TREE: the candidate's row gives ratios"
+
 # 7. A round of two bare trees whose names state their level: every ratio column of the index has a number.
 mkdir -p "$WORK/round2"
 cp -RL "$FIX/nist-toy" "$WORK/round2/Wren128f"
