@@ -186,6 +186,36 @@ a = [r for r in j["rows"] if r["package"] == "alpha"][0]
 assert a["category"] == 5 and a["baseline"]["ops"]["keygen"] == {"ratio": 3.5, "lo": 3.4, "hi": 3.6}, a
 PY
 
+# Ratios against different yardsticks (the in-tree ML-DSA-44 in one package, a --baseline in the
+# other) never share a column: one table each, and each baseline row says where it comes from.
+Y="$WORK/yards"
+mkdir -p "$Y/intree" "$Y/lab"
+printf '{"schema": "pqprof.round-state/1", "packages": [{"package": "intree", "status": "complete"},
+ {"package": "lab", "status": "complete"}]}\n' >"$Y/round.json"
+yrow() {  # yrow INSTANCE ROLE CATEGORY ORIGIN RATIO
+	printf '{"instance": "%s", "shown": "%s", "kat": "PASS", "kind": "signature", "profile": "p", "role": "%s",
+	  "category": %s, "origin": "%s", "ops": {"keygen": {"median_ns": 1000}},
+	  "baseline": {"instance": "ML-DSA-44", "origin": "%s", "ops": {"keygen": {"ratio": %s, "lo": %s, "hi": %s}}}}' \
+		"$1" "$1" "$2" "$3" "$4" "$4" "$5" "$5" "$5"
+}
+printf '{"summary": {"rows": [%s, %s]}}\n' "$(yrow Wren-1 candidate 1 "in-tree" 2.5)" \
+	"$(yrow ML-DSA-44 baseline 2 "in-tree" 1)" >"$Y/intree/report.json"
+printf '{"summary": {"rows": [%s, %s]}}\n' "$(yrow Lark-1 candidate 1 "--baseline /lab/avx2.so" 6.5)" \
+	"$(yrow ML-DSA-44 baseline 2 "--baseline /lab/avx2.so" 1)" >"$Y/lab/report.json"
+expect_rc 0 "index of two packages measured against different yardsticks" -- "$PQPROF" report "$Y"
+python3 - "$Y" >"$WORK/yards.out" 2>&1 <<'PY' && pass "different yardsticks: a table each, both baselines named" || fail "different yardsticks: $(cat "$WORK/yards.out")"
+import os, sys
+md = open(os.path.join(sys.argv[1], "index.md"), encoding="utf-8").read()
+parts = md.split("## Candidates against ")
+assert len(parts) == 3, "tables: %d" % (len(parts) - 1)
+t = {p.splitlines()[0]: p for p in parts[1:]}
+assert "Wren-1" in t["in-tree"] and "Lark-1" not in t["in-tree"], t.keys()
+assert "Lark-1" in t["--baseline /lab/avx2.so"].split("## Baselines")[0] and "Wren-1" not in t["--baseline /lab/avx2.so"]
+base = md.split("## Baselines")[1]
+assert len([l for l in base.splitlines() if l.startswith("| 2 |")]) == 2, base
+assert "- ML-DSA-44: in-tree" in base and "- ML-DSA-44: --baseline /lab/avx2.so" in base, base
+PY
+
 # A folder that is no submission keeps its row, and the round exits 2.
 mkdir -p "$WORK/r2/notes" "$WORK/r2/x"
 printf 'minutes\n' >"$WORK/r2/notes/minutes.txt"

@@ -2,7 +2,8 @@
 # End-to-end: the main job (pqprof run) on the in-tree SPHINCS+ scheme,
 # quick mode (128f in both APIs): both instances pass their KAT gate
 # against kat/sphincsplus, every step leaves its record, and the report
-# has every section, the Keccak share and exact Keccak calls per operation.
+# has every section, the Keccak share and exact Keccak calls per operation;
+# the summary names the ML-DSA-44 baseline with its flags and medians.
 # Section 7: the survey verdict of each instance, "n/a (no such function)"
 # for the placeholder functions SPHINCS+ does not have, its own SHAKE share
 # found without the descriptor, exact calls per operation as root (why they
@@ -16,6 +17,9 @@ expect_rc 0 "pqprof run schemes/sphincsplus --quick" -- \
 expect_grep "$WORK/out" "^SPHINCS\+-shake-128f-simple +sign .*KAT PASS$" "NIST 128f timed and KAT PASS"
 expect_grep "$WORK/out" "^SPHINCS-shake-128f-simple +verify .*KAT PASS$" "NGCC 128f timed and KAT PASS"
 R="$WORK/c/report.md"
+# The summary names its yardstick: the in-tree ML-DSA-44, its flags, its KAT and its own medians.
+expect_grep "$R" "^- Baseline ML-DSA-44 \\(FIPS 204\\): pqprof's in-tree ML-DSA .*schemes/mldsa, pqprof [0-9.]+\\. Compiled by .* with -O2 -DPARAMS=ml-dsa-44 .*\\. KAT PASS\\. Its own medians: keygen [0-9.]+ .s, sign [0-9.]+ .s, verify [0-9.]+ .s\\.$" \
+	"the summary names the baseline with its flags, KAT and own medians"
 # Issue 25: the in-tree SPHINCS+ (no small exported helpers in hot loops) is the same in both
 # library forms: the check does not flag it, and the paired plain/local factor of sign stays far
 # from fp-toy's 2.5x (a wide margin: it is a timing on a possibly shared machine).
