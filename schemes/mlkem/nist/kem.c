@@ -15,13 +15,13 @@
 #define DK_H_OFFSET (DK_EK_OFFSET + MLKEM_EK_BYTES)
 #define DK_Z_OFFSET (DK_H_OFFSET + MLKEM_SYM_BYTES)
 
+/* memset through a volatile pointer, so that clearing a buffer that is
+ * about to go out of scope cannot be optimised away. */
+static void *(*const volatile wipe_memset)(void *, int, size_t) = memset;
+
 static void wipe(void *p, size_t n)
 {
-    volatile uint8_t *v = (volatile uint8_t *)p;
-
-    while (n--) {
-        *v++ = 0;
-    }
+    wipe_memset(p, 0, n);
 }
 
 /* 0 when a and b are equal, 1 otherwise, in time independent of both. */
@@ -52,7 +52,7 @@ void mlkem_keygen_internal(unsigned char *pk, unsigned char *sk,
 {
     mlkem_kpke_keygen(pk, sk, d);
     memcpy(sk + DK_EK_OFFSET, pk, MLKEM_EK_BYTES);
-    mlkem_sha3_256(sk + DK_H_OFFSET, pk, MLKEM_EK_BYTES);
+    fips202_sha3_256(sk + DK_H_OFFSET, pk, MLKEM_EK_BYTES);
     memcpy(sk + DK_Z_OFFSET, z, MLKEM_SYM_BYTES);
 }
 
@@ -65,7 +65,7 @@ static void derive_key_and_coins(uint8_t k_r[64], const uint8_t m[MLKEM_SYM_BYTE
 
     memcpy(in, m, MLKEM_SYM_BYTES);
     memcpy(in + MLKEM_SYM_BYTES, h, MLKEM_SYM_BYTES);
-    mlkem_sha3_512(k_r, in, sizeof in);
+    fips202_sha3_512(k_r, in, sizeof in);
     wipe(in, sizeof in);
 }
 
@@ -74,7 +74,7 @@ void mlkem_encaps_internal(unsigned char *ct, unsigned char *ss,
 {
     uint8_t h[MLKEM_SYM_BYTES], k_r[64];
 
-    mlkem_sha3_256(h, pk, MLKEM_EK_BYTES);
+    fips202_sha3_256(h, pk, MLKEM_EK_BYTES);
     derive_key_and_coins(k_r, m, h);
     mlkem_kpke_encrypt(ct, pk, m, k_r + MLKEM_SYM_BYTES);
     memcpy(ss, k_r, MLKEM_SS_BYTES);
@@ -87,18 +87,18 @@ void mlkem_decaps_internal(unsigned char *ss, const unsigned char *ct,
     const uint8_t *ek = sk + DK_EK_OFFSET, *h = sk + DK_H_OFFSET, *z = sk + DK_Z_OFFSET;
     uint8_t m[MLKEM_SYM_BYTES], k_r[64], k_bar[MLKEM_SS_BYTES];
     uint8_t ct2[MLKEM_CT_BYTES];
-    mlkem_sponge j;
+    fips202_sponge j;
 
     mlkem_kpke_decrypt(m, sk, ct);
     derive_key_and_coins(k_r, m, h);
 
     /* K-bar = J(z || c) = SHAKE256(z || c, 32): the rejection secret. */
-    mlkem_shake256_init(&j);
-    mlkem_sponge_absorb(&j, z, MLKEM_SYM_BYTES);
-    mlkem_sponge_absorb(&j, ct, MLKEM_CT_BYTES);
-    mlkem_sponge_finalize(&j);
-    mlkem_sponge_squeeze(&j, k_bar, sizeof k_bar);
-    mlkem_sponge_wipe(&j);
+    fips202_shake256_init(&j);
+    fips202_absorb(&j, z, MLKEM_SYM_BYTES);
+    fips202_absorb(&j, ct, MLKEM_CT_BYTES);
+    fips202_finalize(&j);
+    fips202_squeeze(&j, k_bar, sizeof k_bar);
+    fips202_wipe(&j);
 
     mlkem_kpke_encrypt(ct2, ek, m, k_r + MLKEM_SYM_BYTES);
     memcpy(ss, k_r, MLKEM_SS_BYTES);
@@ -114,14 +114,10 @@ void mlkem_decaps_internal(unsigned char *ss, const unsigned char *ct,
  * i.e. ByteEncode_12(ByteDecode_12(ek)) = ek.  ek is public. */
 static int ek_is_canonical(const uint8_t *ek)
 {
-    uint8_t again[MLKEM_POLY_BYTES];
-    mlkem_poly t;
     unsigned i;
 
     for (i = 0; i < MLKEM_K; i++) {
-        mlkem_byte_decode(&t, ek + i * MLKEM_POLY_BYTES, 12);
-        mlkem_byte_encode(again, &t, 12);
-        if (memcmp(again, ek + i * MLKEM_POLY_BYTES, MLKEM_POLY_BYTES) != 0) {
+        if (!mlkem_byte_decode12_is_canonical(ek + i * MLKEM_POLY_BYTES)) {
             return 0;
         }
     }
@@ -157,7 +153,7 @@ int crypto_kem_dec(unsigned char *ss, const unsigned char *ct, const unsigned ch
     uint8_t h[MLKEM_SYM_BYTES];
 
     /* Section 7.3, hash check: dk holds H(ek) of the ek it holds. */
-    mlkem_sha3_256(h, sk + DK_EK_OFFSET, MLKEM_EK_BYTES);
+    fips202_sha3_256(h, sk + DK_EK_OFFSET, MLKEM_EK_BYTES);
     if (differ(h, sk + DK_H_OFFSET, MLKEM_SYM_BYTES)) {
         return -1;
     }
