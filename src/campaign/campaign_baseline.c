@@ -281,7 +281,7 @@ static int read_small_text(const char *path, char *buf, size_t len)
 }
 
 /*
- * "commit 1a2b3c4d5e6f (branch main)" for the git work tree holding dir,
+ * "commit 1a2b3c4d5e6f, branch main" for the git work tree holding dir,
  * read from its files (no git program is run on a submitter's tree);
  * "" when dir is in none.
  */
@@ -304,7 +304,7 @@ static void git_commit_of(const char *dir, char *out, size_t len)
 		return;
 	head[strcspn(head, "\n")] = '\0';
 	if (strncmp(head, "ref: ", 5) != 0) {
-		snprintf(out, len, "commit %.12s (detached)", head);
+		snprintf(out, len, "commit %.12s, detached", head);
 		return;
 	}
 	const char *ref = head + 5;
@@ -325,7 +325,7 @@ static void git_commit_of(const char *dir, char *out, size_t len)
 	}
 	const char *branch = strncmp(ref, "refs/heads/", 11) == 0 ? ref + 11 : ref;
 	if (sha[0])
-		snprintf(out, len, "commit %.12s (branch %.100s)", sha, branch);
+		snprintf(out, len, "commit %.12s, branch %.100s", sha, branch);
 	else
 		snprintf(out, len, "branch %.100s", branch);
 }
