@@ -257,25 +257,29 @@ for name in $names; do
 	echo "$rc" >"$work/rc"
 	echo "$wall" >"$work/wall_s"
 
-	# The campaign's units, in its order.
+	# The campaign's own units, in its order ("index:label"): the baselines
+	# pqprof adds beside them (role "baseline", labelled baseline*) are not
+	# the tree's.
 	labels=""
 	n=$(jget "$camp/campaign.json" 'instances#' || echo 0)
 	case $n in '' | *[!0-9]*) n=0 ;; esac
 	i=0
 	while [ "$i" -lt "$n" ]; do
-		l=$(jget "$camp/campaign.json" "instances[$i].label") && [ -n "$l" ] && labels="$labels $l"
+		l=$(jget "$camp/campaign.json" "instances[$i].label") && [ -n "$l" ] &&
+			[ "$(jget "$camp/campaign.json" "instances[$i].role")" != baseline ] && labels="$labels $i:$l"
 		i=$((i + 1))
 	done
 	if [ -z "$labels" ] && [ -d "$camp/build" ]; then
 		for f in "$camp"/build/*.json; do
-			[ -f "$f" ] && labels="$labels $(basename "$f" .json)"
+			case $(basename "$f") in baseline*) continue ;; esac
+			[ -f "$f" ] && labels="$labels $n:$(basename "$f" .json)"
 		done
 	fi
 
 	paths="" rows="" reasons="" bad=""
 	all_pass=1 ninst=0
-	i=0
-	for label in $labels; do
+	for entry in $labels; do
+		i=${entry%%:*} label=${entry#*:}
 		ninst=$((ninst + 1))
 		b="$camp/build/$label.json"
 		k="$camp/kat/$label.json"
@@ -287,7 +291,6 @@ for name in $names; do
 		[ "$inst" = "$unit" ] || inst="$inst (unit $unit)"
 		impl=$(jget "$camp/campaign.json" "instances[$i].implementation") && [ -n "$impl" ] && inst="$inst ($impl)"
 		kstep=$(jget "$camp/campaign.json" "instances[$i].steps.kat") || kstep="no record"
-		i=$((i + 1))
 
 		# How it was built: the build record's plan.
 		p=$(jget "$b" plan.path) || p=""
