@@ -27,12 +27,15 @@ nobase_pkgdata_DATA = \
 	schemes/mldsa/nist/encode.h \
 	schemes/mldsa/nist/fips202.c \
 	schemes/mldsa/nist/fips202.h \
+	schemes/mldsa/nist/ntt.c \
+	schemes/mldsa/nist/ntt.h \
 	schemes/mldsa/nist/params.h \
 	schemes/mldsa/nist/params/params-ml-dsa-44.h \
 	schemes/mldsa/nist/params/params-ml-dsa-65.h \
 	schemes/mldsa/nist/params/params-ml-dsa-87.h \
 	schemes/mldsa/nist/poly.c \
 	schemes/mldsa/nist/poly.h \
+	schemes/mldsa/nist/reduce.h \
 	schemes/mldsa/nist/rng.c \
 	schemes/mldsa/nist/rng.h \
 	schemes/mldsa/nist/rounding.c \

@@ -4,10 +4,16 @@
 # first one must hash to PQClean's published digest (external proof of the
 # scheme, pqprof's AES-256 CTR_DRBG and its KAT writer), and the whole file
 # must match kat/mldsa/kat.sha256, both as emitted and through the KAT gate.
+# The FIPS 202 module it shares with schemes/mlkem is the same file in both.
 . "$top_srcdir/tests/e2e/lib.sh"
 
 S="$top_srcdir/schemes/mldsa"
 K="$top_srcdir/kat/mldsa"
+# Each baseline tree carries its own copy of the shared FIPS 202 module: the same bytes.
+for f in fips202.c fips202.h; do
+	cmp -s "$S/nist/$f" "$top_srcdir/schemes/mlkem/nist/$f" && pass "schemes/mldsa and schemes/mlkem: the same $f" ||
+		fail "schemes/mldsa/nist/$f and schemes/mlkem/nist/$f differ: the shared FIPS 202 module must be the same"
+done
 for set in 44 65 87; do
 	name=ML-DSA-$set
 	lib="$WORK/$set.so"
