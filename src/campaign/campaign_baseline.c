@@ -334,12 +334,14 @@ static void git_commit_of(const char *dir, char *out, size_t len)
 static void set_origin(struct unit *u, const struct scheme_desc *bd, const char *user)
 {
 	if (!user) {
+		/* Named as pqprof ships it (schemes/mldsa), not by where this machine keeps it. */
 		char dir[PATH_MAX];
 		snprintf(dir, sizeof dir, "%s", bd->path);
 		char *slash = strrchr(dir, '/');
 		if (slash && strcmp(slash, "/scheme.json") == 0)
 			*slash = '\0';
-		snprintf(u->base_origin, sizeof u->base_origin, "pqprof's in-tree %.200s, %.250s, pqprof %s", bd->title, dir,
+		const char *shown = strstr(dir, "/schemes/") ? strstr(dir, "/schemes/") + 1 : path_base(dir);
+		snprintf(u->base_origin, sizeof u->base_origin, "pqprof's in-tree %.200s, %.250s, pqprof %s", bd->title, shown,
 		         PACKAGE_VERSION);
 		return;
 	}
