@@ -312,7 +312,8 @@ int cmd_run(int argc, char **argv)
 		.no_interposition_check = no_ipc, .precision = precision, .budget_s = budget,
 		.per_process = strcmp(pairing, "per-process") == 0,
 	};
-	o.category_names_loose = is_round;
+	/* A shard, or one package of a round, holds only some of the instances --category NAME=N may name. */
+	o.category_names_loose = is_round || n > 0 || getenv("PQPROF_IN_ROUND") != NULL;
 	if (is_round) {
 		status = run_round(pos, np, round, out, dry, &o);
 		np = 0;

@@ -169,7 +169,9 @@ static void package_script(struct text_buf *t, const struct slurm_opts *o, int n
 	text_printf(t, "\nline=$(sed -n \"${K}p\" \"$D/slurm/packages.txt\")\n"
 	            "[ -n \"$line\" ] || { echo \"pqprof: no package $K in $D/slurm/packages.txt\"; exit 1; }\n"
 	            "name=$(printf '%%s\\n' \"$line\" | cut -f 1)\npkg=$(printf '%%s\\n' \"$line\" | cut -f 2-)\n");
-	text_printf(t, "echo \"pqprof package $K: $name on $(hostname), CPU $cpu\"\nexec ");
+	/* One package of a round: --category NAME=N may name another package's instance. */
+	text_printf(t, "echo \"pqprof package $K: $name on $(hostname), CPU $cpu\"\nPQPROF_IN_ROUND=1\n"
+	            "export PQPROF_IN_ROUND\nexec ");
 	put_quoted(t, o->pqprof);
 	text_printf(t, " run \"$pkg\"");
 	put_task_place(t, o);
