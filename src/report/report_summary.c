@@ -679,9 +679,10 @@ static const char *row_name(const json_t *row, char *buf, size_t len)
 }
 
 /*
- * "Baseline ML-DSA-44 (FIPS 204): pqprof's in-tree .... Compiled by cc ...
- * with -O2 .... KAT PASS. Its own medians: keygen 70.4 µs, ...": the
+ * "Baseline ML-DSA-44 (FIPS 204): pqprof's in-tree ..., compiled by cc ...
+ * with -O2 ...; KAT PASS; its own medians: keygen 70.4 µs, ...": the
  * yardstick of the × columns, so that a reader can quote and reproduce it.
+ * One sentence per baseline: two baselines of one origin repeat no sentence.
  */
 static void yardsticks_doc(const json_t *ys, rdoc *d)
 {
@@ -697,7 +698,7 @@ static void yardsticks_doc(const json_t *ys, rdoc *d)
 			text_appendf(med, sizeof med, "%s%s %s", med[0] ? ", " : "", op, t);
 		}
 		const char *std = jp_str(y, "standard", NULL), *kat = jp_str(y, "kat", "?");
-		rdoc_item(d, "Baseline %s%s%s%s: %s. Compiled by %s with %s. KAT %s%s. Its own medians: %s.",
+		rdoc_item(d, "Baseline %s%s%s%s: %s, compiled by %s with %s; KAT %s%s; its own medians: %s.",
 		          jp_str(y, "instance", "?"), std ? " (" : "", std ? std : "", std ? ")" : "",
 		          jp_str(y, "origin", "origin not recorded"), jp_str(y, "compiler", "a compiler not recorded"),
 		          jp_str(y, "cflags", "flags not recorded"), kat,

@@ -12,10 +12,12 @@
 # tree.  NAMEs limit the run to those entries.
 #
 # For each tree, one at a time, it runs
-#     pqprof run TREE --steps build,kat -o OUT/NAME/campaign
+#     pqprof run TREE --steps build,kat --no-baseline -o OUT/NAME/campaign
 # under `timeout`, with PQPROF_SOURCE_ROOT set to the entry directory (so
 # that a tree's links outside itself, such as pq-crystals' avx2/ -> ../ref/
 # files, may resolve inside the entry), and prints one row:
+# (--no-baseline: the table is about the tree's own instances; the
+# standard baselines a campaign adds beside them are pqprof's own builds.)
 # the tree, the path its build took (observed / not observed, from the campaign's
 # build records' "plan"), the instances the campaign found with each one's
 # KAT verdict (from the kat records, or the build record's verdict when the
@@ -240,12 +242,12 @@ for name in $names; do
 	rm -rf "$work"
 	mkdir -p "$work"
 	camp="$work/campaign"
-	echo "corpus: [$ntrees] $name: pqprof run ${tree#"$corpus"/} --steps build,kat (limit ${TREE_TIMEOUT} s)" >&2
+	echo "corpus: [$ntrees] $name: pqprof run ${tree#"$corpus"/} --steps build,kat --no-baseline (limit ${TREE_TIMEOUT} s)" >&2
 
 	t0=$(date +%s)
 	if [ -d "$tree" ]; then
 		PQPROF_SOURCE_ROOT=$entry timeout -k 30 "$TREE_TIMEOUT" \
-			"$PQPROF" run "$tree" --steps build,kat -o "$camp" >"$work/pqprof.log" 2>&1 </dev/null
+			"$PQPROF" run "$tree" --steps build,kat --no-baseline -o "$camp" >"$work/pqprof.log" 2>&1 </dev/null
 		rc=$?
 	else
 		echo "corpus: $tree: the manifest's subpath is not a directory" >"$work/pqprof.log"

@@ -162,9 +162,9 @@ ls "$WORK/g/build" | grep -q '^baseline__' && fail "--baseline LIB: the in-tree 
 	pass "--baseline LIB: the in-tree baseline is not built"
 expect_grep "$WORK/g/report.md" '^\| `nist-toy` \| harness-default \| PASS \|.* [0-9.e-]+× \([0-9.e-]+–[0-9.e-]+\) \|' \
 	"--baseline LIB: the candidate's row gives ratios"
-expect_grep "$WORK/g/report.md" "Baseline ML-DSA-44 \\(FIPS 204\\): --baseline $WORK/lab44.so\\. Compiled by cc .* with -O2 .*\\. KAT PASS\\. Its own medians: keygen [0-9.]+ .s, sign [0-9.]+ .s, verify [0-9.]+ .s\\." \
+expect_grep "$WORK/g/report.md" "Baseline ML-DSA-44 \\(FIPS 204\\): --baseline $WORK/lab44.so, compiled by cc .* with -O2 .*; KAT PASS; its own medians: keygen [0-9.]+ .s, sign [0-9.]+ .s, verify [0-9.]+ .s\\." \
 	"the summary names the chosen baseline, its flags, its KAT and its own medians"
-expect_grep "$WORK/a/report.md" "Baseline ML-DSA-44 \\(FIPS 204\\): pqprof's in-tree ML-DSA .*, schemes/mldsa, pqprof [0-9.]+\\. Compiled by cc .* with -O2 -DPARAMS=ml-dsa-44" \
+expect_grep "$WORK/a/report.md" "Baseline ML-DSA-44 \\(FIPS 204\\): pqprof's in-tree ML-DSA .*, schemes/mldsa, pqprof [0-9.]+, compiled by cc .* with -O2 -DPARAMS=ml-dsa-44" \
 	"the in-tree baseline is named with its version and flags"
 # A baseline that fails its gate (the toy itself, standing for ML-DSA-44) gives no ratio.
 build_fixture "$FIX/nist-toy" "$WORK/toy.so" &&
@@ -181,7 +181,7 @@ expect_rc 0 "toy against --baseline 1=TREE" -- "$PQPROF" run "$FIX/nist-toy" --c
 grep -q '"verdict": "PASS"' "$WORK/t/kat/baseline1__nist__harness-default.json" 2>/dev/null &&
 	pass "--baseline TREE: built with the first profile, KAT PASS against the published digest" ||
 	fail "--baseline TREE: no passing KAT record ($(ls "$WORK/t/kat" 2>&1 | tr '\n' ' '))"
-expect_grep "$WORK/t/report.md" "^- Baseline nist \\(FIPS 204\\): --baseline $top_srcdir/schemes/mldsa/nist( \\(git [^)]*\\))?\\. Compiled by .* with -O2 " \
+expect_grep "$WORK/t/report.md" "^- Baseline nist \\(FIPS 204\\): --baseline $top_srcdir/schemes/mldsa/nist( \\(git [^)]*\\))?, compiled by .* with -O2 " \
 	"--baseline TREE: the summary names the tree (and its git commit, in a checkout)"
 expect_grep "$WORK/t/report.md" '^\| `nist-toy` \| harness-default \| PASS \|.* [0-9.e-]+× \([0-9.e-]+–[0-9.e-]+\) \|' \
 	"--baseline TREE: the candidate's row gives ratios"

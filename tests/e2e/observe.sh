@@ -149,7 +149,7 @@ expect_grep "$WORK/link.out" '^plan: observed the tree.s own build: make -B \(de
 # the records decide.
 T="$O/cmake-kat-names"
 expect_rc 0 "run the CMake tree whose vector files carry the algorithm's name" -- \
-	"$PQPROF" run "$T" --quick --steps build,kat,sizes --out "$WORK/runt"
+	"$PQPROF" run "$T" --quick --no-baseline --steps build,kat,sizes --out "$WORK/runt"
 J="$top_builddir/tests/profile_jget"
 # What the run made, when a check below fails: instances, records, plan.
 tern_why() {
@@ -262,7 +262,7 @@ json_has "$B" 'tried to reach the network and could not \(\\"probe: connect 127.
 json_has "$WORK/rune/kat/Pipit-128F__harness-default.json" '"verdict": "PASS"' "the tree still builds and passes"
 
 # One plan: what a dry run would measure is what the build lists, instance for instance.
-"$PQPROF" run "$FIX/multi-instance/toyla" --dry-run >"$WORK/obs.plan" 2>&1
+"$PQPROF" run "$FIX/multi-instance/toyla" --no-baseline --dry-run >"$WORK/obs.plan" 2>&1
 grep -oE '^  [^ ]+: instance [^ ,]+' "$WORK/obs.plan" | sed 's/.*instance //' | sort >"$WORK/plan.units"
 "$PQPROF" build "$FIX/multi-instance/toyla" -o "$WORK/nothing.so" >"$WORK/choose.out" 2>&1
 sed -n 's/.*choose one with --instance: //p' "$WORK/choose.out" | tr ',' '\n' | sed 's/^ *//; s/ (.*//' | sort >"$WORK/build.units"

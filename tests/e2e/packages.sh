@@ -110,7 +110,7 @@ for i in Toyla-192f Toyla-128s; do cp -RL "$top_srcdir/tests/fixtures/multi-inst
 expect_rc 0 "scan a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" scan "$m"
 expect_grep "$WORK/out" "^instance Toyla-192f \(reference\)$" "scan: Toyla-192f found"
 expect_grep "$WORK/out" "^  links:   4 KAT programs \\(.*\\); this directory builds Toyla-192f$" "scan: the observed build links 4 KAT programs; this directory builds Toyla-192f"
-expect_rc 0 "run a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" run "$m" --out "$WORK/mo" \
+expect_rc 0 "run a package of -D-switched trees" -- env PQPROF_SOURCE_ROOT="$WORK" "$PQPROF" run "$m" --out "$WORK/mo" --no-baseline \
 	--quick --steps build,kat,profile,report --timeout 20 --timeout kat=20
 expect_grep "$WORK/mo/report.md" "^Survey verdict: not applicable — no hash/XOF function ran in the profiled operations$" \
 	"section 7: survey verdict of a scheme without hash functions"
