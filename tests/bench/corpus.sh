@@ -15,9 +15,9 @@
 #     pqprof run TREE --steps build,kat --no-baseline -o OUT/NAME/campaign
 # under `timeout`, with PQPROF_SOURCE_ROOT set to the entry directory (so
 # that a tree's links outside itself, such as pq-crystals' avx2/ -> ../ref/
-# files, may resolve inside the entry), and prints one row:
-# (--no-baseline: the table is about the tree's own instances; the
-# standard baselines a campaign adds beside them are pqprof's own builds.)
+# files, may resolve inside the entry; --no-baseline: the table is about
+# the tree's own instances, not the standard baselines a campaign adds
+# beside them), and prints one row:
 # the tree, the path its build took (observed / not observed, from the campaign's
 # build records' "plan"), the instances the campaign found with each one's
 # KAT verdict (from the kat records, or the build record's verdict when the
