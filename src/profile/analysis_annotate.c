@@ -118,6 +118,13 @@ static uint64_t *leaf_counts(const struct analysis *a, size_t opi)
 	return c;
 }
 
+/* "memcpy@plt": a trampoline the linker made, with no code of the scheme's to annotate. */
+static int is_plt_stub(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	return n > 4 && strcmp(name + n - 4, "@plt") == 0;
+}
+
 json_t *analysis_annotate_hottest(struct analysis *a, const char *op, size_t n)
 {
 	json_t *out = json_array();
@@ -128,7 +135,7 @@ json_t *analysis_annotate_hottest(struct analysis *a, const char *op, size_t n)
 	while (json_array_size(out) < n) {
 		size_t best = NONE;
 		for (size_t f = 0; f < a->nfuncs; f++)
-			if (c[f] && a->funcs[f].in_lib && (best == NONE || c[f] > c[best]))
+			if (c[f] && a->funcs[f].in_lib && !is_plt_stub(a->funcs[f].name) && (best == NONE || c[f] > c[best]))
 				best = f;
 		if (best == NONE)
 			break;

@@ -45,7 +45,9 @@ int analysis_annotate(struct analysis *a, const char *op, const char *function,
 
 /*
  * The names of up to n out-of-line functions of the instance library with
- * the most samples in OP, hottest first (a new array of strings).
+ * the most samples in OP, hottest first (a new array of strings).  PLT
+ * stubs (memcpy@plt) are left out: the linker made them, and no function
+ * symbol covers them to disassemble.
  */
 json_t *analysis_annotate_hottest(struct analysis *a, const char *op, size_t n);
 

@@ -13,8 +13,8 @@ SRC=$2
 mkdir -p "$R"
 P="$R/mldsa44/Reference_Implementation/crypto_sign/ml-dsa-44"
 mkdir -p "$P/params" "$R/mldsa44/KAT/ml-dsa-44"
-for f in PQCgenKAT_sign.c encode.c encode.h fips202.c fips202.h params.h poly.c poly.h rng.c rng.h \
-	rounding.c rounding.h sample.c sample.h sign.c sign.h; do
+for f in PQCgenKAT_sign.c encode.c encode.h fips202.c fips202.h ntt.c ntt.h params.h poly.c poly.h reduce.h rng.c \
+	rng.h rounding.c rounding.h sample.c sample.h sign.c sign.h; do
 	cp "$SRC/schemes/mldsa/nist/$f" "$P/"
 done
 cp "$SRC/schemes/mldsa/nist/params/params-ml-dsa-44.h" "$P/params/"
@@ -25,7 +25,7 @@ cat >"$P/Makefile" <<'EOM'
 # ML-DSA-44 reference implementation: builds the NIST KAT generator.
 CC ?= cc
 CFLAGS ?= -O3 -std=c99
-SRC = fips202.c poly.c encode.c sample.c rounding.c sign.c rng.c PQCgenKAT_sign.c
+SRC = fips202.c ntt.c poly.c encode.c sample.c rounding.c sign.c rng.c PQCgenKAT_sign.c
 
 PQCgenKAT_sign: $(SRC)
 	$(CC) $(CFLAGS) -DPARAMS=ml-dsa-44 -o $@ $(SRC) -lcrypto
@@ -35,7 +35,7 @@ clean:
 EOM
 # The KAT file the team ships: its generator's output.
 B=$(mktemp -d "${TMPDIR:-/tmp}/round-kat.XXXXXX")
-(cd "$P" && ${CC:-cc} -O2 -std=c99 -DPARAMS=ml-dsa-44 -I. -o "$B/gen" fips202.c poly.c encode.c sample.c rounding.c \
+(cd "$P" && ${CC:-cc} -O2 -std=c99 -DPARAMS=ml-dsa-44 -I. -o "$B/gen" fips202.c ntt.c poly.c encode.c sample.c rounding.c \
 	sign.c rng.c PQCgenKAT_sign.c -lcrypto)
 (cd "$B" && ./gen >/dev/null)
 cp "$B"/PQCsignKAT_*.rsp "$R/mldsa44/KAT/ml-dsa-44/"
